@@ -1,0 +1,98 @@
+//===- perfrt_clock.cpp - choose and calibrate the clock ------------------===//
+#include "perfrt_clock.h"
+
+#include <cpuid.h>
+#include <cstdio>
+#include <cstring>
+#include <time.h>
+
+namespace perfrt {
+
+ClockState gClock;
+
+namespace {
+
+bool cpuHasInvariantTsc() {
+  unsigned eax, ebx, ecx, edx;
+  if (!__get_cpuid(0x80000000, &eax, &ebx, &ecx, &edx) || eax < 0x80000007)
+    return false;
+  __get_cpuid(0x80000007, &eax, &ebx, &ecx, &edx);
+  return edx & (1u << 8);
+}
+
+// The kernel only keeps "tsc" as its clocksource after checking that the
+// TSCs of all CPUs agree; that check is the one we trust.
+bool kernelUsesTsc() {
+  FILE *f = std::fopen(
+      "/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+  if (!f)
+    return false;
+  char buf[32] = {};
+  bool tsc = std::fgets(buf, sizeof buf, f) && !std::strncmp(buf, "tsc", 3);
+  std::fclose(f);
+  return tsc;
+}
+
+// Reads the TSC and CLOCK_MONOTONIC as close together as possible: the pair
+// with the shortest bracketing interval out of a few tries.
+void readPair(uint64_t &tsc, uint64_t &mono) {
+  uint64_t best = ~0ull;
+  for (int i = 0; i < 5; ++i) {
+    uint64_t a = __rdtsc();
+    uint64_t m = monotonicNs();
+    uint64_t b = __rdtsc();
+    if (b - a < best) {
+      best = b - a;
+      tsc = a + (b - a) / 2;
+      mono = m;
+    }
+  }
+}
+
+} // namespace
+
+void clockInit(ClockChoice choice) {
+  bool invariant = cpuHasInvariantTsc();
+  bool kernel = kernelUsesTsc();
+  switch (choice) {
+  case ClockChoice::Tsc:
+    gClock.useTsc = true;
+    gClock.reason = "tsc (PERFCC_CLOCK=tsc)";
+    break;
+  case ClockChoice::Monotonic:
+    gClock.useTsc = false;
+    gClock.reason = "clock_gettime(CLOCK_MONOTONIC) (PERFCC_CLOCK=monotonic)";
+    break;
+  case ClockChoice::Auto:
+    gClock.useTsc = invariant && kernel;
+    gClock.reason = gClock.useTsc ? "tsc (invariant, kernel clocksource)"
+                    : !invariant
+                        ? "clock_gettime(CLOCK_MONOTONIC) (TSC not invariant)"
+                        : "clock_gettime(CLOCK_MONOTONIC) (kernel does not "
+                          "use the TSC)";
+    break;
+  }
+  if (gClock.useTsc) {
+    readPair(gClock.tsc0, gClock.mono0);
+  } else {
+    gClock.mono0 = monotonicNs();
+    gClock.calibrated = true;
+  }
+}
+
+void clockCalibrate() {
+  if (gClock.calibrated)
+    return;
+  constexpr uint64_t MinBaselineNs = 20000000;
+  uint64_t tsc, mono;
+  readPair(tsc, mono);
+  while (mono - gClock.mono0 < MinBaselineNs) {
+    timespec pause{0, long(MinBaselineNs - (mono - gClock.mono0))};
+    nanosleep(&pause, nullptr);
+    readPair(tsc, mono);
+  }
+  gClock.nsPerTick = double(mono - gClock.mono0) / double(tsc - gClock.tsc0);
+  gClock.calibrated = true;
+}
+
+} // namespace perfrt

@@ -1,0 +1,226 @@
+//===- perfrt_lifecycle.cpp - start-up, registration, exit, signals, fork -===//
+//
+// Start-up reads and validates the settings before main (a bad one: one line
+// on stderr and exit status 2). Output is written once: at normal exit (the
+// library destructor, after the program's own static destructors), on SIGINT
+// or SIGTERM (then the signal is re-raised so the exit status is kept), or
+// when the program calls perf_flush(). A forked child records on its own and
+// writes its own files.
+//
+//===----------------------------------------------------------------------===//
+#include "perfrt_clock.h"
+#include "perfrt_record.h"
+#include "perfrt_registry.h"
+#include "perfrt_summary.h"
+#include "perfrt_trace_writer.h"
+
+#include "perfcc/ABI.h"
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <pthread.h>
+#include <string>
+#include <unistd.h>
+
+namespace perfrt {
+
+// Constructed before the start-up constructor below (priority 102) runs.
+Runtime gRt __attribute__((init_priority(101)));
+
+namespace {
+
+pthread_once_t initOnce = PTHREAD_ONCE_INIT;
+
+void writeStderr(const std::string &line) {
+  std::string text = line + "\n";
+  ssize_t ignored = ::write(2, text.data(), text.size());
+  (void)ignored;
+}
+
+const char *plainGetenv(const char *name) { return std::getenv(name); }
+
+void onSignal(int sig) {
+  runtimeFinish(true);
+  // Die of the same signal, so the parent sees the status it expects.
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+void installSignalHandler(int sig) {
+  struct sigaction old;
+  if (sigaction(sig, nullptr, &old) != 0 || old.sa_handler != SIG_DFL)
+    return; // ignored (nohup) or handled by someone else: leave it
+  struct sigaction sa;
+  std::memset(&sa, 0, sizeof sa);
+  sa.sa_handler = onSignal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESETHAND;
+  sigaction(sig, &sa, nullptr);
+}
+
+void afterForkInChild() {
+  gRt.pid = getpid();
+  threadsAfterFork();
+  spansAfterFork();
+  traceAfterFork();
+}
+
+void initOnceBody() {
+  std::string error;
+  if (!parseFlags(gRt.flags, error, plainGetenv)) {
+    writeStderr(error);
+    _exit(2);
+  }
+  if (gRt.flags.help)
+    writeStderr(flagsHelp());
+  if (!gRt.flags.targets.empty()) {
+    std::optional<perfcc::Selection> targets =
+        perfcc::Selection::parseFile(gRt.flags.targets, error);
+    if (!targets) {
+      writeStderr(error);
+      _exit(2);
+    }
+    gRt.targets = new perfcc::Selection(std::move(*targets));
+  }
+  std::snprintf(gRt.program, sizeof gRt.program, "%s",
+                program_invocation_short_name);
+  gRt.pid = getpid();
+  gRt.trace = gRt.flags.mode == Mode::Trace;
+  clockInit(gRt.flags.clock);
+  spansInit(size_t(gRt.flags.bufferMb) << 20);
+  threadsInit();
+  pthread_atfork(nullptr, nullptr, afterForkInChild);
+  if (gRt.flags.mode != Mode::Off) {
+    installSignalHandler(SIGINT);
+    installSignalHandler(SIGTERM);
+  }
+  gRt.startTicks = nowTicks();
+  gRt.state.store(1);
+  gRt.recording.store(gRt.flags.mode != Mode::Off, std::memory_order_release);
+}
+
+/// Reads a thread's kernel name (for threads still alive at the flush).
+void readComm(ThreadState *t) {
+  if (t->namedByApi)
+    return;
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/self/task/%u/comm", t->tid);
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return;
+  char name[sizeof t->name] = {};
+  ssize_t n = ::read(fd, name, sizeof name - 1);
+  ::close(fd);
+  if (n > 0 && name[n - 1] == '\n')
+    name[n - 1] = '\0';
+  if (n > 0)
+    std::memcpy(t->name, name, sizeof name);
+}
+
+void sleepMs(long ms) {
+  timespec ts{0, ms * 1000000};
+  nanosleep(&ts, nullptr);
+}
+
+} // namespace
+
+void runtimeInit() { pthread_once(&initOnce, initOnceBody); }
+
+void runtimeFinish(bool inSignal) {
+  int expected = 1;
+  if (!gRt.state.compare_exchange_strong(expected, 2))
+    return;
+  gRt.recording.store(false, std::memory_order_seq_cst);
+  // A probe that read `recording` just before has set its guard by the time
+  // this pause ends (store buffers drain in nanoseconds); then wait for
+  // those probes to finish, boundedly.
+  sleepMs(1);
+  ThreadState *self = tlsState;
+  for (ThreadState *t = allThreads(); t; t = t->next)
+    for (int i = 0; i < 100 && t != self &&
+                    t->busy.load(std::memory_order_acquire);
+         ++i)
+      sleepMs(1);
+
+  uint64_t now = nowTicks();
+  for (ThreadState *t = allThreads(); t; t = t->next) {
+    if (t->dead || t->busy.load(std::memory_order_acquire))
+      continue; // finished already, or interrupted mid-probe by this signal
+    if (t != self)
+      readComm(t);
+    else if (!t->name[0] || !inSignal)
+      refreshThreadName(t);
+    while (t->depth)
+      popFrame(t, now, SpanUnfinished);
+  }
+
+  char tracePath[4096] = {}, summaryPath[4096] = {};
+  bool traceOk = true;
+  if (gRt.trace) {
+    if (spansStopWriter(inSignal)) {
+      for (ThreadState *t = allThreads(); t; t = t->next)
+        if (t->chunk && !t->busy.load(std::memory_order_acquire))
+          traceWriteChunk(t->chunk);
+      traceOk = traceFinish(tracePath, sizeof tracePath);
+    } else {
+      traceOk = false;
+    }
+  }
+  bool summaryOk =
+      summaryWrite(summaryPath, sizeof summaryPath, gRt.trace ? tracePath : "");
+
+  std::string line = "perfcc: ";
+  if (gRt.trace)
+    line += traceOk ? std::string("wrote ") + tracePath + " and "
+                    : std::string("could not write the trace; wrote ");
+  line += summaryOk ? std::string(summaryPath)
+                    : std::string("no summary (") + summaryPath +
+                          ": " + std::strerror(errno) + ")";
+  writeStderr(line);
+
+  if (gRt.targets && !inSignal)
+    for (const std::string &w :
+         gRt.targets->unusedRuleWarnings(gRegistry.usedRules()))
+      writeStderr("perfcc: PERFCC_TARGETS: " + w);
+}
+
+} // namespace perfrt
+
+using namespace perfrt;
+
+__attribute__((constructor(102))) PERFRT_NOINSTR static void perfrtStart() {
+  runtimeInit();
+}
+
+__attribute__((destructor(102))) PERFRT_NOINSTR static void perfrtStop() {
+  runtimeFinish(false);
+}
+
+PERFRT_API PERFRT_NOINSTR void __perfcc_register(uint32_t abiVersion,
+                                                 perfcc_desc *begin,
+                                                 perfcc_desc *end) {
+  runtimeInit();
+  if (abiVersion != PERFCC_ABI_VERSION) {
+    writeStderr("perfcc: a module was instrumented for probe ABI " +
+                std::to_string(abiVersion) + " but this runtime speaks " +
+                std::to_string(PERFCC_ABI_VERSION) +
+                "; its functions are not recorded (rebuild it with the "
+                "matching perfcc)");
+    return;
+  }
+  gRegistry.add(begin, end, gRt.targets, gRt.flags.mode != Mode::Off);
+}
+
+PERFRT_API PERFRT_NOINSTR void perfcc_flush(void) { runtimeFinish(false); }
+
+PERFRT_API PERFRT_NOINSTR void perfcc_set_thread_name(const char *name) {
+  ThreadState *t = tlsState ? tlsState : createThreadState();
+  if (!t || !name)
+    return;
+  std::snprintf(t->name, sizeof t->name, "%s", name);
+  t->namedByApi = 1;
+}

@@ -1,0 +1,135 @@
+//===- perfrt_probes.cpp - the hot path: __perfcc_enter and friends -------===//
+//
+// Invariants (docs/architecture.md): no allocation and no locks on the common
+// path, a recursion guard in every handler, nothing here is instrumented.
+// Enter pushes a frame on the thread's shadow stack; exit pops it, updates
+// the function's aggregates and, in trace mode, appends one complete span.
+// The shadow stack is repaired when frames were skipped (longjmp, a frame
+// without probes that unwound), so spans never overlap.
+//
+//===----------------------------------------------------------------------===//
+#include "perfrt_clock.h"
+#include "perfrt_record.h"
+
+#include "perfcc/ABI.h"
+
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+using namespace perfrt;
+
+namespace {
+
+/// The calling thread's state if it may record now, else null. Sets the
+/// recursion guard; every non-null return must be paired with release().
+PERFRT_NOINSTR inline ThreadState *acquire() {
+  ThreadState *t = tlsState;
+  if (UNLIKELY(!t)) {
+    if (!gRt.recording.load(std::memory_order_relaxed))
+      return nullptr;
+    t = createThreadState();
+    if (!t)
+      return nullptr;
+  }
+  if (UNLIKELY(t->busy.load(std::memory_order_relaxed) | t->dead))
+    return nullptr;
+  t->busy.store(1, std::memory_order_relaxed);
+  // Orders the guard against a signal handler on this same thread.
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  if (UNLIKELY(!gRt.recording.load(std::memory_order_relaxed))) {
+    t->busy.store(0, std::memory_order_relaxed);
+    return nullptr;
+  }
+  return t;
+}
+
+PERFRT_NOINSTR inline void release(ThreadState *t) {
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  t->busy.store(0, std::memory_order_release);
+}
+
+/// Pops frames until \p fn is on top. False (and nothing popped) when \p fn
+/// is not on the stack at all: an exit without its entry.
+PERFRT_NOINSTR bool unwindTo(ThreadState *t, uint32_t fn, uint64_t now) {
+  uint32_t d = t->depth;
+  while (d > 0 && t->stack[d - 1].fn != fn)
+    --d;
+  if (d == 0)
+    return false;
+  while (t->depth > d)
+    popFrame(t, now, SpanAbandoned);
+  return true;
+}
+
+PERFRT_NOINSTR inline void exitWith(perfcc_desc *desc, uint32_t flags) {
+  uint64_t end = nowTicks();
+  ThreadState *t = acquire();
+  if (!t)
+    return;
+  if (UNLIKELY(t->overflow)) {
+    --t->overflow;
+  } else if (LIKELY(t->depth && t->stack[t->depth - 1].fn == desc->id)) {
+    popFrame(t, end, flags);
+  } else if (unwindTo(t, desc->id, end)) {
+    popFrame(t, end, flags);
+  } else {
+    ++t->unmatchedExits;
+  }
+  release(t);
+}
+
+} // namespace
+
+PERFRT_API PERFRT_NOINSTR void __perfcc_enter(perfcc_desc *desc) {
+  ThreadState *t = acquire();
+  if (!t)
+    return;
+  // This function's frame sits right below its caller's stack pointer.
+  uintptr_t sp = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+  uint32_t depth = t->depth;
+  // A frame recorded deeper than (below) the current one cannot still be
+  // live: its function was left without an exit probe (longjmp).
+  if (UNLIKELY(depth && t->stack[depth - 1].sp < sp)) {
+    closeAbandonedBelow(t, sp, nowTicks());
+    depth = t->depth;
+  }
+  if (UNLIKELY(depth >= MaxDepth)) {
+    ++t->overflow;
+    ++t->depthOverflows;
+    release(t);
+    return;
+  }
+  Frame &f = t->stack[depth];
+  f.fn = desc->id;
+  f.sp = sp;
+  f.childTicks = 0;
+  t->depth = depth + 1;
+  f.start = nowTicks(); // last, so bookkeeping is not charged to the call
+  release(t);
+}
+
+PERFRT_API PERFRT_NOINSTR void __perfcc_exit(perfcc_desc *desc) {
+  exitWith(desc, 0);
+}
+
+PERFRT_API PERFRT_NOINSTR void __perfcc_unwind(perfcc_desc *desc) {
+  exitWith(desc, SpanUnwind);
+}
+
+PERFRT_API PERFRT_NOINSTR void __perfcc_resync(perfcc_desc *desc) {
+  ThreadState *t = acquire();
+  if (!t)
+    return;
+  // setjmp returned: this function's frame is live, so every frame above its
+  // top-most record was abandoned by a longjmp (or this is setjmp's first
+  // return, and there is nothing above it).
+  uint32_t d = t->depth;
+  while (d > 0 && t->stack[d - 1].fn != desc->id)
+    --d;
+  if (d > 0) {
+    uint64_t now = nowTicks();
+    while (t->depth > d)
+      popFrame(t, now, SpanAbandoned);
+  }
+  release(t);
+}

@@ -1,0 +1,77 @@
+//===- perfrt_registry.cpp - register descriptor sections -----------------===//
+#include "perfrt_registry.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+namespace perfrt {
+
+Registry gRegistry __attribute__((init_priority(101)));
+
+namespace {
+// Registration is rare (start-up, dlopen) and may come from several threads
+// loading libraries at once; a mutex is fine here, never on the hot path.
+std::mutex registryMutex;
+
+const char *copyString(const char *s) { return strdup(s ? s : ""); }
+} // namespace
+
+void Registry::add(perfcc_desc *begin, perfcc_desc *end,
+                   const perfcc::Selection *selection, bool recordAll) {
+  std::lock_guard<std::mutex> lock(registryMutex);
+  if (std::find(sections.begin(), sections.end(), begin) != sections.end())
+    return; // every module of a DSO may call; the first one registers
+  sections.push_back(begin);
+  if (selection && used.size() < selection->rules().size())
+    used.resize(selection->rules().size());
+
+  for (perfcc_desc *d = begin; d < end; ++d) {
+    if (d->id != 0)
+      continue; // already known (a descriptor reached through two sections)
+    uint32_t id = count.load(std::memory_order_relaxed) + 1;
+    uint32_t page = (id - 1) / PageSize;
+    if (page >= MaxPages)
+      return; // beyond a million functions: the rest stay disabled
+    FunctionRecord *p = pages[page].load(std::memory_order_relaxed);
+    if (!p) {
+      p = static_cast<FunctionRecord *>(
+          std::calloc(PageSize, sizeof(FunctionRecord)));
+      if (!p)
+        return;
+      pages[page].store(p, std::memory_order_release);
+    }
+    FunctionRecord &r = p[(id - 1) % PageSize];
+    r.name = copyString(d->name);
+    r.mangled = copyString(d->mangled);
+    r.file = copyString(d->file);
+    r.line = d->line;
+    r.flags = d->flags;
+
+    bool enabled = recordAll;
+    if (enabled && selection) {
+      int rule = -1;
+      perfcc::Verdict v =
+          selection->match({r.name, r.mangled, r.file}, rule);
+      if (rule >= 0)
+        used[rule] = true;
+      enabled = v == perfcc::Verdict::Include ||
+                (v == perfcc::Verdict::NoMatch && selection->isScoreP());
+    }
+    r.enabled = enabled;
+    count.store(id, std::memory_order_release);
+    d->id = id;
+    // Published last: a probe that sees enabled also sees the id.
+    __atomic_store_n(&d->enabled, enabled ? 1u : 0u, __ATOMIC_RELEASE);
+  }
+}
+
+void Registry::resetForTest() {
+  std::lock_guard<std::mutex> lock(registryMutex);
+  sections.clear();
+  used.clear();
+  count.store(0);
+}
+
+} // namespace perfrt

@@ -1,0 +1,171 @@
+//===- perfrt_spans.cpp - chunk pool and the writer thread ----------------===//
+#include "perfrt_spans.h"
+
+#include "perfrt_runtime.h"
+#include "perfrt_thread.h"
+#include "perfrt_trace_writer.h"
+
+#include <atomic>
+#include <ctime>
+#include <pthread.h>
+#include <sys/mman.h>
+
+namespace perfrt {
+namespace {
+
+// Plain pthread primitives: they can be re-initialized in a forked child,
+// which std::mutex does not promise.
+pthread_mutex_t poolLock = PTHREAD_MUTEX_INITIALIZER;
+pthread_cond_t poolCond = PTHREAD_COND_INITIALIZER;
+SpanChunk *freeList = nullptr;
+SpanChunk *queueHead = nullptr, *queueTail = nullptr;
+size_t allocatedBytes = 0, capBytes = 0;
+bool writerRunning = false, writerStop = false;
+// Set while the writer formats a chunk outside the lock; a signal-time flush
+// waits for it to clear so two writers never interleave in the file.
+std::atomic<bool> writerBusy{false};
+pthread_t writer;
+
+SpanChunk *popQueue() {
+  SpanChunk *c = queueHead;
+  if (c) {
+    queueHead = c->next;
+    if (!queueHead)
+      queueTail = nullptr;
+    c->next = nullptr;
+  }
+  return c;
+}
+
+void pushQueue(SpanChunk *c) {
+  c->next = nullptr;
+  if (queueTail)
+    queueTail->next = c;
+  else
+    queueHead = c;
+  queueTail = c;
+}
+
+PERFRT_NOINSTR void *writerMain(void *) {
+  // The writer never records itself: mark its thread dead before anything.
+  pthread_setname_np(pthread_self(), "perfcc-writer");
+  pthread_mutex_lock(&poolLock);
+  for (;;) {
+    while (!queueHead && !writerStop)
+      pthread_cond_wait(&poolCond, &poolLock);
+    SpanChunk *c = popQueue();
+    if (!c)
+      break; // stopping and nothing left
+    writerBusy.store(true, std::memory_order_release);
+    pthread_mutex_unlock(&poolLock);
+    traceWriteChunk(c);
+    writerBusy.store(false, std::memory_order_release);
+    pthread_mutex_lock(&poolLock);
+    c->next = freeList;
+    freeList = c;
+  }
+  pthread_mutex_unlock(&poolLock);
+  return nullptr;
+}
+
+} // namespace
+
+void spansInit(size_t cap) { capBytes = cap; }
+
+SpanChunk *spansNextChunk(ThreadState *t) {
+  pthread_mutex_lock(&poolLock);
+  if (t->chunk) {
+    pushQueue(t->chunk);
+    t->chunk = nullptr;
+    if (!writerRunning && !writerStop) {
+      writerRunning = pthread_create(&writer, nullptr, writerMain, nullptr) == 0;
+    }
+    pthread_cond_signal(&poolCond);
+  }
+  SpanChunk *c = freeList;
+  if (c) {
+    freeList = c->next;
+  } else if (allocatedBytes + ChunkBytes <= capBytes) {
+    void *p = mmap(nullptr, ChunkBytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p != MAP_FAILED) {
+      c = static_cast<SpanChunk *>(p);
+      allocatedBytes += ChunkBytes;
+    }
+  }
+  pthread_mutex_unlock(&poolLock);
+  if (c) {
+    c->next = nullptr;
+    c->tid = t->tid;
+    c->count = 0;
+    t->chunk = c;
+  }
+  return c;
+}
+
+void spansPublish(SpanChunk *c) {
+  pthread_mutex_lock(&poolLock);
+  pushQueue(c);
+  pthread_cond_signal(&poolCond);
+  pthread_mutex_unlock(&poolLock);
+}
+
+bool spansStopWriter(bool inSignal) {
+  if (inSignal) {
+    // A signal may have interrupted this very thread while it held the lock:
+    // never block on it. With the lock held the writer cannot start another
+    // chunk; wait (bounded) for the one it may be writing.
+    bool locked = false;
+    for (int i = 0; i < 1000 && !locked; ++i) {
+      locked = pthread_mutex_trylock(&poolLock) == 0;
+      if (!locked) {
+        timespec ms{0, 1000000};
+        nanosleep(&ms, nullptr);
+      }
+    }
+    if (!locked)
+      return false;
+    writerStop = true;
+    for (int i = 0; i < 1000 && writerBusy.load(std::memory_order_acquire);
+         ++i) {
+      timespec ms{0, 1000000};
+      nanosleep(&ms, nullptr);
+    }
+    if (writerBusy.load(std::memory_order_acquire))
+      return false; // keep the lock: the writer must not start another chunk
+    SpanChunk *c;
+    while ((c = popQueue()))
+      traceWriteChunk(c);
+    return true; // the lock stays held: the process is about to die
+  }
+  pthread_mutex_lock(&poolLock);
+  writerStop = true;
+  bool join = writerRunning;
+  pthread_cond_broadcast(&poolCond);
+  pthread_mutex_unlock(&poolLock);
+  if (join)
+    pthread_join(writer, nullptr);
+  writerRunning = false;
+  // Without a writer (never started, or gone in a fork) drain here.
+  pthread_mutex_lock(&poolLock);
+  SpanChunk *c;
+  while ((c = popQueue()))
+    traceWriteChunk(c);
+  pthread_mutex_unlock(&poolLock);
+  return true;
+}
+
+void spansAfterFork() {
+  pthread_mutex_init(&poolLock, nullptr);
+  pthread_cond_init(&poolCond, nullptr);
+  // Queued chunks hold the parent's spans: recycle them unwritten.
+  SpanChunk *c;
+  while ((c = popQueue())) {
+    c->next = freeList;
+    freeList = c;
+  }
+  writerRunning = false;
+  writerStop = false;
+}
+
+} // namespace perfrt

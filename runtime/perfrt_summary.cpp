@@ -1,0 +1,160 @@
+//===- perfrt_summary.cpp - write the summary JSON ------------------------===//
+#include "perfrt_summary.h"
+
+#include "perfrt_clock.h"
+#include "perfrt_json.h"
+#include "perfrt_registry.h"
+#include "perfrt_runtime.h"
+#include "perfrt_thread.h"
+#include "perfrt_trace_writer.h"
+
+#include <algorithm>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+namespace perfrt {
+namespace {
+
+const FnStats *statsOf(const ThreadState *t, uint32_t fn) {
+  FnStats *const *page = t->stats[fn / StatsPageSize];
+  return page ? page[fn % StatsPageSize] : nullptr;
+}
+
+void timeObject(JsonOut &out, const char *name, uint64_t total, uint64_t max,
+                const Histogram &h, uint64_t calls) {
+  out.key(name).ch('{');
+  out.key("total", true).u64(durationToNs(total));
+  out.key("mean").u64(calls ? durationToNs(total / calls) : 0);
+  out.key("p50").u64(durationToNs(uint64_t(h.quantile(0.50, calls))));
+  out.key("p99").u64(durationToNs(uint64_t(h.quantile(0.99, calls))));
+  out.key("max").u64(durationToNs(max));
+  out.ch('}');
+}
+
+void statsFields(JsonOut &out, const FnStats &s) {
+  out.key("calls").u64(s.calls);
+  timeObject(out, "inclusive_ns", s.inclTotal, s.inclMax, s.incl, s.calls);
+  timeObject(out, "exclusive_ns", s.exclTotal, s.exclMax, s.excl, s.calls);
+}
+
+} // namespace
+
+bool summaryWrite(char *path, unsigned pathSize, const char *traceFile) {
+  makeOutputDir();
+  outputPath("summary", path, pathSize);
+  int fd = ::open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return false;
+  clockCalibrate();
+
+  // Functions with calls, hottest (inclusive total) first. Sorting needs
+  // scratch memory: mmap, since this may run in a signal handler.
+  uint32_t n = gRegistry.size();
+  size_t bytes = (size_t(n) + 1) * (sizeof(uint32_t) + sizeof(uint64_t));
+  void *scratch = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (scratch == MAP_FAILED) {
+    ::close(fd);
+    return false;
+  }
+  uint64_t *incl = static_cast<uint64_t *>(scratch);
+  uint32_t *order = reinterpret_cast<uint32_t *>(incl + n + 1);
+  uint32_t used = 0;
+  for (uint32_t fn = 1; fn <= n; ++fn) {
+    uint64_t calls = 0, total = 0;
+    for (ThreadState *t = allThreads(); t; t = t->next)
+      if (const FnStats *s = statsOf(t, fn)) {
+        calls += s->calls;
+        total += s->inclTotal;
+      }
+    if (calls) {
+      incl[fn] = total;
+      order[used++] = fn;
+    }
+  }
+  std::sort(order, order + used,
+            [&](uint32_t a, uint32_t b) { return incl[a] > incl[b]; });
+
+  static JsonOut out; // 64 KiB buffer: not on a signal handler's stack
+  out.setFd(fd);
+  uint64_t dropped = 0, overflows = 0, unmatched = 0, abandoned = 0;
+  for (ThreadState *t = allThreads(); t; t = t->next) {
+    dropped += t->droppedSpans;
+    overflows += t->depthOverflows;
+    unmatched += t->unmatchedExits;
+    abandoned += t->abandonedFrames;
+  }
+  out.raw("{");
+  out.key("perfcc_version", true).str(PERFCC_VERSION_STRING);
+  out.key("program").str(gRt.program);
+  out.key("pid").u64(uint64_t(gRt.pid));
+  out.key("mode").str(gRt.trace ? "trace" : "summary");
+  out.key("trace").str(traceFile ? traceFile : "");
+  out.key("clock").str(gClock.reason);
+  out.key("duration_ns").u64(durationToNs(nowTicks() - gRt.startTicks));
+  out.key("functions_registered").u64(n);
+  out.key("dropped").ch('{');
+  out.key("spans", true).u64(dropped);
+  out.key("depth_overflows").u64(overflows);
+  out.key("unmatched_exits").u64(unmatched);
+  out.key("abandoned_frames").u64(abandoned);
+  out.ch('}');
+
+  out.key("functions").ch('[');
+  static FnStats sum; // ~2.8 KiB: static for the same reason as `out`
+  for (uint32_t i = 0; i < used; ++i) {
+    uint32_t fn = order[i];
+    const FunctionRecord &f = gRegistry.get(fn);
+    sum = FnStats{};
+    for (ThreadState *t = allThreads(); t; t = t->next)
+      if (const FnStats *s = statsOf(t, fn))
+        sum.merge(*s);
+    out.raw(i ? ",\n" : "\n").ch('{');
+    out.key("name", true).str(f.name);
+    out.key("mangled").str(f.mangled);
+    out.key("file").str(f.file);
+    out.key("line").u64(f.line);
+    statsFields(out, sum);
+    out.key("threads").ch('[');
+    bool first = true;
+    for (ThreadState *t = allThreads(); t; t = t->next) {
+      const FnStats *s = statsOf(t, fn);
+      if (!s || !s->calls)
+        continue;
+      out.raw(first ? "" : ",").ch('{');
+      first = false;
+      out.key("tid", true).u64(t->tid);
+      statsFields(out, *s);
+      out.ch('}');
+    }
+    out.raw("]}");
+  }
+  out.raw("\n]");
+
+  out.key("threads").ch('[');
+  bool first = true;
+  for (ThreadState *t = allThreads(); t; t = t->next) {
+    uint64_t calls = 0;
+    for (uint32_t fn = 1; fn <= n; ++fn)
+      if (const FnStats *s = statsOf(t, fn))
+        calls += s->calls;
+    out.raw(first ? "\n" : ",\n").ch('{');
+    first = false;
+    out.key("tid", true).u64(t->tid);
+    out.key("name").str(t->name[0] ? t->name : "thread");
+    out.key("calls").u64(calls);
+    out.key("dropped_spans").u64(t->droppedSpans);
+    out.ch('}');
+  }
+  out.raw("\n]");
+  out.raw("}\n");
+  out.flush();
+  bool ok = !out.failed();
+  out.setFd(-1);
+  ::close(fd);
+  munmap(scratch, bytes);
+  return ok;
+}
+
+} // namespace perfrt

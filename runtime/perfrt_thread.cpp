@@ -1,0 +1,139 @@
+//===- perfrt_thread.cpp - per-thread state: creation, repair, exit -------===//
+#include "perfrt_clock.h"
+#include "perfrt_record.h"
+
+#include <atomic>
+#include <cstring>
+#include <pthread.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+namespace perfrt {
+
+thread_local ThreadState *tlsState __attribute__((tls_model("initial-exec"))) =
+    nullptr;
+
+namespace {
+
+std::atomic<ThreadState *> threadList{nullptr};
+pthread_key_t exitKey;
+constexpr size_t ArenaBytes = 256 * 1024;
+
+void *mapZeroed(size_t bytes) {
+  void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? nullptr : p;
+}
+
+void *arenaAlloc(ThreadState *t, size_t bytes) {
+  bytes = (bytes + 15) & ~size_t(15);
+  if (t->arenaLeft < bytes) {
+    size_t size = bytes > ArenaBytes ? bytes : ArenaBytes;
+    t->arena = static_cast<char *>(mapZeroed(size));
+    if (!t->arena) {
+      t->arenaLeft = 0;
+      return nullptr;
+    }
+    t->arenaLeft = size;
+  }
+  void *p = t->arena;
+  t->arena += bytes;
+  t->arenaLeft -= bytes;
+  return p;
+}
+
+/// Thread exit: close what is still open, hand the chunk to the writer, and
+/// make later probes on this thread (other TLS destructors) return at once.
+PERFRT_NOINSTR void onThreadExit(void *arg) {
+  auto *t = static_cast<ThreadState *>(arg);
+  if (t->busy.load(std::memory_order_acquire) || t->dead)
+    return;
+  t->busy.store(1, std::memory_order_relaxed);
+  uint64_t now = nowTicks();
+  while (t->depth)
+    popFrame(t, now, SpanUnfinished);
+  refreshThreadName(t);
+  if (t->chunk) {
+    SpanChunk *c = t->chunk;
+    t->chunk = nullptr;
+    spansPublish(c);
+  }
+  t->dead = 1;
+  // The shadow stack is no longer needed; its stats stay for the summary.
+  madvise(t->stack, sizeof t->stack, MADV_DONTNEED);
+  t->busy.store(0, std::memory_order_release);
+}
+
+} // namespace
+
+void threadsInit() { pthread_key_create(&exitKey, onThreadExit); }
+
+ThreadState *createThreadState() {
+  auto *t = static_cast<ThreadState *>(mapZeroed(sizeof(ThreadState)));
+  if (!t)
+    return nullptr;
+  t->tid = static_cast<uint32_t>(gettid());
+  refreshThreadName(t);
+  ThreadState *head = threadList.load(std::memory_order_relaxed);
+  do {
+    t->next = head;
+  } while (!threadList.compare_exchange_weak(head, t,
+                                             std::memory_order_release,
+                                             std::memory_order_relaxed));
+  pthread_setspecific(exitKey, t);
+  tlsState = t;
+  return t;
+}
+
+FnStats *createThreadStats(ThreadState *t, uint32_t fn) {
+  uint32_t page = fn / StatsPageSize;
+  if (page >= StatsPages)
+    return nullptr;
+  if (!t->stats[page]) {
+    t->stats[page] = static_cast<FnStats **>(
+        arenaAlloc(t, StatsPageSize * sizeof(FnStats *)));
+    if (!t->stats[page])
+      return nullptr;
+  }
+  FnStats *s = static_cast<FnStats *>(arenaAlloc(t, sizeof(FnStats)));
+  t->stats[page][fn % StatsPageSize] = s;
+  return s;
+}
+
+void refreshThreadName(ThreadState *t) {
+  if (t->namedByApi)
+    return;
+  char name[sizeof t->name] = {};
+  // Reads /proc/self/task/TID/comm; fails quietly for a thread that is gone.
+  if (pthread_getname_np(pthread_self(), name, sizeof name) == 0 && name[0])
+    std::memcpy(t->name, name, sizeof name);
+}
+
+ThreadState *allThreads() {
+  return threadList.load(std::memory_order_acquire);
+}
+
+void closeAbandonedBelow(ThreadState *t, uintptr_t sp, uint64_t now) {
+  while (t->depth && t->stack[t->depth - 1].sp < sp)
+    popFrame(t, now, SpanAbandoned);
+}
+
+void threadsAfterFork() {
+  ThreadState *self = tlsState;
+  threadList.store(nullptr, std::memory_order_relaxed);
+  tlsState = nullptr;
+  if (!self)
+    return;
+  // The child continues inside the parent's live calls: keep the frames so
+  // their exits match, but nothing the parent recorded.
+  ThreadState *t = createThreadState();
+  if (!t)
+    return;
+  std::memcpy(t->stack, self->stack, sizeof self->stack);
+  t->depth = self->depth;
+  t->overflow = self->overflow;
+  std::memcpy(t->name, self->name, sizeof t->name);
+  t->busy.store(self->busy.load(std::memory_order_relaxed));
+}
+
+} // namespace perfrt

@@ -1,0 +1,103 @@
+//===- perfrt_thread.h - what each thread records -------------------------===//
+//
+// Each thread that runs a probe gets one ThreadState, allocated with mmap on
+// its first probe and reached through a thread_local *pointer*. The pointer is
+// trivially destructible on purpose: a thread_local object with a destructor
+// would be torn down by the C++ runtime while other thread-exit code may still
+// run instrumented functions, and registering that destructor allocates. The
+// state is finished explicitly by a pthread key destructor instead.
+//
+// A thread only ever writes its own state; the writer thread and the final
+// flush read other threads' published chunks (perfrt_spans.h).
+//
+//===----------------------------------------------------------------------===//
+#ifndef PERFRT_THREAD_H
+#define PERFRT_THREAD_H
+
+#include "perfrt_stats.h"
+
+#include <atomic>
+#include <cstdint>
+#include <type_traits>
+
+namespace perfrt {
+
+struct SpanChunk;
+
+/// One live call on the shadow stack.
+struct Frame {
+  uint64_t start;      // ticks at entry
+  uint64_t childTicks; // inclusive time of completed children
+  uintptr_t sp;        // caller's stack position at entry (for repair)
+  uint32_t fn;         // function id
+  uint32_t pad;
+};
+
+/// Span flags, shared with the trace writer.
+enum SpanFlags : uint32_t {
+  SpanUnwind = 1,     // left by an exception
+  SpanAbandoned = 2,  // skipped by longjmp or an unprobed unwinding frame
+  SpanUnfinished = 4, // still open when the trace was written
+};
+
+constexpr uint32_t MaxDepth = 512;
+constexpr uint32_t StatsPageSize = 256;
+constexpr uint32_t StatsPages = 4096; // covers Registry's million ids
+
+struct ThreadState {
+  // Hot fields first.
+  uint32_t depth;
+  uint32_t overflow; // calls deeper than MaxDepth: counted, not recorded
+  std::atomic<uint32_t> busy; // recursion guard (signal handlers)
+  uint32_t dead;              // finished: probes return at once
+  SpanChunk *chunk;           // current chunk for trace spans
+  FnStats **stats[StatsPages];
+  Frame stack[MaxDepth];
+
+  // Cold.
+  uint32_t tid;
+  uint64_t droppedSpans;   // no chunk memory left
+  uint64_t depthOverflows; // entries beyond MaxDepth
+  uint64_t unmatchedExits; // exits with no matching entry
+  uint64_t abandonedFrames;
+  char name[64];
+  uint32_t namedByApi; // perf_thread_name() was called: keep t->name
+  char *arena; // bump allocator for FnStats
+  size_t arenaLeft;
+  ThreadState *next; // all states, newest first
+};
+
+static_assert(std::is_trivially_destructible<ThreadState>::value,
+              "ThreadState lives in mmap'd memory and is never destroyed");
+
+/// The calling thread's state, or null before its first probe.
+extern thread_local ThreadState *tlsState
+    __attribute__((tls_model("initial-exec")));
+
+/// Creates the calling thread's state (mmap, pthread key). Null if memory
+/// ran out or the runtime is not recording.
+ThreadState *createThreadState();
+
+/// Creates the stats of function \p fn on thread \p t (slow path of
+/// statsFor in perfrt_record.h). Null when memory ran out.
+FnStats *createThreadStats(ThreadState *t, uint32_t fn);
+
+/// Reads the thread's current name from the kernel into t->name.
+void refreshThreadName(ThreadState *t);
+
+/// Head of the list of every thread state (newest first).
+ThreadState *allThreads();
+
+/// Closes frames above the top-most frame whose sp is not below \p sp
+/// (those calls were abandoned) at time \p now.
+void closeAbandonedBelow(ThreadState *t, uintptr_t sp, uint64_t now);
+
+/// In a forked child: forget every thread but the caller, keep the caller's
+/// live frames, reset its counters.
+void threadsAfterFork();
+
+void threadsInit();
+
+} // namespace perfrt
+
+#endif // PERFRT_THREAD_H

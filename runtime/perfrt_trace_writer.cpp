@@ -1,0 +1,158 @@
+//===- perfrt_trace_writer.cpp - stream spans as Chrome trace events ------===//
+#include "perfrt_trace_writer.h"
+
+#include "perfrt_clock.h"
+#include "perfrt_json.h"
+#include "perfrt_registry.h"
+#include "perfrt_runtime.h"
+#include "perfrt_spans.h"
+#include "perfrt_thread.h"
+#include "perfrt_trace_format.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace perfrt {
+namespace {
+
+JsonOut out;
+int traceFd = -1;
+bool openFailed = false;
+bool firstEvent = true;
+char tracePath[4096];
+
+bool ensureOpen() {
+  if (traceFd >= 0)
+    return true;
+  if (openFailed)
+    return false;
+  makeOutputDir();
+  outputPath("trace", tracePath, sizeof tracePath);
+  traceFd = ::open(tracePath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (traceFd < 0) {
+    openFailed = true;
+    return false;
+  }
+  out.setFd(traceFd);
+  out.raw("{\"traceEvents\":[\n");
+  firstEvent = true;
+  return true;
+}
+
+void beginEvent() {
+  if (!firstEvent)
+    out.raw(",\n");
+  firstEvent = false;
+}
+
+void writeSpan(const SpanRecord &r, uint32_t tid) {
+  if (r.fn == 0 || r.fn > gRegistry.size())
+    return;
+  const FunctionRecord &f = gRegistry.get(r.fn);
+  uint64_t start = ticksToNs(r.start), end = ticksToNs(r.end);
+  beginEvent();
+  out.raw("{\"ph\":\"X\",\"cat\":").str(format::CategoryCpuOp);
+  out.raw(",\"name\":").str(f.name);
+  out.raw(",\"pid\":").u64(uint64_t(gRt.pid)).raw(",\"tid\":").u64(tid);
+  out.raw(",\"ts\":").micros(start);
+  out.raw(",\"dur\":").micros(end > start ? end - start : 0);
+  out.raw(",\"args\":{").key(format::ArgFile, true).str(f.file);
+  out.key(format::ArgLine).u64(f.line);
+  if (r.flags & SpanUnwind)
+    out.key(format::ArgUnwind).raw("true");
+  if (r.flags & SpanAbandoned)
+    out.key(format::ArgAbandoned).raw("true");
+  if (r.flags & SpanUnfinished)
+    out.key(format::ArgUnfinished).raw("true");
+  out.raw("}}");
+}
+
+void writeNameEvent(const char *what, uint32_t tid, const char *name) {
+  beginEvent();
+  out.raw("{\"ph\":\"M\",\"name\":").str(what);
+  out.raw(",\"pid\":").u64(uint64_t(gRt.pid)).raw(",\"tid\":").u64(tid);
+  out.raw(",\"args\":{\"name\":").str(name).raw("}}");
+}
+
+} // namespace
+
+void outputPath(const char *kind, char *path, unsigned size) {
+  std::snprintf(path, size, "%s/%s.%d.%s.json", gRt.flags.out.c_str(),
+                gRt.program, gRt.pid, kind);
+}
+
+int makeOutputDir() {
+  char dir[4096];
+  std::snprintf(dir, sizeof dir, "%s", gRt.flags.out.c_str());
+  for (char *p = dir + 1; *p; ++p) {
+    if (*p != '/')
+      continue;
+    *p = '\0';
+    mkdir(dir, 0755);
+    *p = '/';
+  }
+  if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+    return errno;
+  return 0;
+}
+
+void traceWriteChunk(SpanChunk *c) {
+  if (!ensureOpen())
+    return;
+  clockCalibrate();
+  uint32_t n = __atomic_load_n(&c->count, __ATOMIC_ACQUIRE);
+  for (uint32_t i = 0; i < n; ++i)
+    writeSpan(c->records[i], c->tid);
+}
+
+bool traceFinish(char *path, unsigned pathSize) {
+  bool ok = ensureOpen();
+  std::snprintf(path, pathSize, "%s", tracePath);
+  if (!ok)
+    return false;
+  clockCalibrate();
+  writeNameEvent("process_name", 0, gRt.program);
+  uint64_t dropped = 0, overflows = 0, unmatched = 0, abandoned = 0;
+  for (ThreadState *t = allThreads(); t; t = t->next) {
+    writeNameEvent("thread_name", t->tid, t->name[0] ? t->name : "thread");
+    dropped += t->droppedSpans;
+    overflows += t->depthOverflows;
+    unmatched += t->unmatchedExits;
+    abandoned += t->abandonedFrames;
+  }
+  out.raw("\n],\"displayTimeUnit\":\"ns\",\"metadata\":{");
+  out.key(format::MetaVersion, true).str(PERFCC_VERSION_STRING);
+  out.key("program").str(gRt.program);
+  out.key("pid").u64(uint64_t(gRt.pid));
+  out.key("clock").str(gClock.reason);
+  out.key("clock_domain").str("CLOCK_MONOTONIC");
+  out.key("ns_per_tick").dbl(gClock.useTsc ? gClock.nsPerTick : 1.0);
+  out.key(format::MetaDroppedSpans).u64(dropped);
+  out.key(format::MetaDepthOverflows).u64(overflows);
+  out.key(format::MetaUnmatchedExits).u64(unmatched);
+  out.key(format::MetaAbandonedFrames).u64(abandoned);
+  out.raw("}}\n");
+  out.flush();
+  bool written = !out.failed();
+  ::close(traceFd);
+  traceFd = -1;
+  out.setFd(-1);
+  return written;
+}
+
+void traceAfterFork() {
+  // Drop the parent's unwritten bytes and its descriptor.
+  out.setFd(-1);
+  out.flush();
+  if (traceFd >= 0)
+    ::close(traceFd);
+  traceFd = -1;
+  openFailed = false;
+  firstEvent = true;
+}
+
+} // namespace perfrt

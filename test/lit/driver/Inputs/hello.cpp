@@ -1,0 +1,6 @@
+#include <iostream>
+
+int main() {
+  std::cout << "hello from C++\n";
+  return 0;
+}

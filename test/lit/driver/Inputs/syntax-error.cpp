@@ -1,0 +1,2 @@
+// Does not compile: perfcc must hand clang's failure back unchanged.
+int main() { return 0 }

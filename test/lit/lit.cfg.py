@@ -1,0 +1,43 @@
+# lit configuration for perfcc. Substitutions:
+#   %opt        opt of the plugin's LLVM, with the plugin loaded
+#                 (use: %opt -passes=perf-instrument -S %s)
+#   %clang %clangxx   that LLVM's clang drivers
+#   %plugin     path to libperfpass.so      %perfrt   path to libperfrt.so
+#   %libdir     folder holding both         %perfcc   the compiler wrapper
+#   %perfctl    the trace tool (when built) %python   a Python 3 interpreter
+#   %tracecheck test/lit/tracecheck.py: validates and prints traces for FileCheck
+import os
+import lit.formats
+
+config.name = "perfcc-" + config.perfcc_suite
+config.test_format = lit.formats.ShTest(True)
+config.suffixes = [".ll", ".c", ".cpp", ".test"]
+config.excludes = ["Inputs"]
+config.test_source_root = os.path.join(config.perfcc_src_root, "test", "lit", config.perfcc_suite)
+config.test_exec_root = os.path.join(config.perfcc_obj_root, "test", "lit", config.perfcc_suite)
+
+lib = os.path.join(config.perfcc_obj_root, "lib")
+bin_dir = os.path.join(config.perfcc_obj_root, "bin")
+src = config.perfcc_src_root
+
+config.substitutions.append(("%opt", "%s/opt -load-pass-plugin=%s/libperfpass.so" % (config.llvm_bin_dir, lib)))
+config.substitutions.append(("%clangxx", config.llvm_bin_dir + "/clang++"))
+config.substitutions.append(("%clang", config.llvm_bin_dir + "/clang"))
+config.substitutions.append(("%plugin", lib + "/libperfpass.so"))
+config.substitutions.append(("%perfrt", lib + "/libperfrt.so"))
+config.substitutions.append(("%libdir", lib))
+config.substitutions.append(("%perfcc", bin_dir + "/perfcc"))
+config.substitutions.append(("%perfctl", bin_dir + "/perfctl"))
+config.substitutions.append(("%tracecheck", "%s %s/test/lit/tracecheck.py" % (config.python, src)))
+config.substitutions.append(("%python", config.python))
+config.substitutions.append(("%srcroot", src))
+
+# FileCheck, not, count and split-file come from the same LLVM.
+config.environment["PATH"] = os.pathsep.join([config.llvm_bin_dir, bin_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
+# A test starts from default settings whatever the caller's shell exported.
+for var in list(os.environ):
+    if var.startswith("PERFCC_") or var.startswith("SPEED_BUMP_"):
+        config.environment.pop(var, None)
+config.available_features.add("llvm-" + config.llvm_version)
+if os.path.exists("/usr/local/cuda/bin/nvcc"):
+    config.available_features.add("cuda-toolkit")
