@@ -36,9 +36,11 @@ bool parseU64(const char *s, uint64_t &out) {
   return true;
 }
 
-bool parse(const char *name, const char *s, std::string &v, std::string &) {
-  (void)name;
-  v = s;
+bool parse(const char *name, const char *s, Path &v, std::string &error) {
+  size_t n = std::strlen(s);
+  if (n >= PathMax)
+    return error = bad(name, s, "path too long"), false;
+  std::memcpy(v, s, n + 1);
   return true;
 }
 bool parse(const char *name, const char *s, Mode &v, std::string &error) {
@@ -166,7 +168,7 @@ bool parseFlags(Flags &flags, std::string &error,
   if (failed)
     return false;
 
-  if (flags.out.empty())
+  if (!flags.out[0])
     return error = "perfcc: PERFCC_OUT='': expected a folder", false;
   if (flags.frequency == 0)
     return error = bad("PERFCC_FREQUENCY", "0", "expected at least 1"), false;
@@ -174,7 +176,7 @@ bool parseFlags(Flags &flags, std::string &error,
     return error = bad("PERFCC_BUFFER_MB", "0", "expected at least 1"), false;
 
   // Settings this runtime cannot honour yet are refused, never ignored.
-  if (!flags.delayTargets.empty() || flags.delayNs != 0)
+  if (flags.delayTargets[0] || flags.delayNs != 0)
     return error = "perfcc: PERFCC_DELAY_TARGETS/PERFCC_DELAY_NS: speed bumps "
                    "are not supported by this runtime yet",
            false;

@@ -18,11 +18,17 @@ enum class Mode { Trace, Summary, Off };
 enum class Cupti { Auto, On, Off };
 enum class ClockChoice { Auto, Tsc, Monotonic };
 
+/// Plain data (fixed-size paths), so the runtime's global state is
+/// constant-initialized and never destroyed: the exit-time flush runs after
+/// static destructors and still reads it.
+constexpr unsigned PathMax = 4096;
+using Path = char[PathMax];
+
 struct Flags {
-  std::string out;
+  Path out = {};
   Mode mode = Mode::Trace;
-  std::string targets;
-  std::string delayTargets;
+  Path targets = {};
+  Path delayTargets = {};
   uint64_t delayNs = 0;
   uint64_t frequency = 1;
   uint64_t startMs = 0;

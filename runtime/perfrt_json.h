@@ -18,8 +18,9 @@ namespace perfrt {
 
 class JsonOut {
 public:
+  // No destructor on purpose: instances are static and used by the exit-time
+  // flush after static destructors have run. Callers flush explicitly.
   explicit JsonOut(int fd = -1) : fd(fd) {}
-  ~JsonOut() { flush(); }
   JsonOut(const JsonOut &) = delete;
   JsonOut &operator=(const JsonOut &) = delete;
 

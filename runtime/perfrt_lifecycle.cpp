@@ -22,14 +22,16 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <type_traits>
 #include <pthread.h>
 #include <string>
 #include <unistd.h>
 
 namespace perfrt {
 
-// Constructed before the start-up constructor below (priority 102) runs.
-Runtime gRt __attribute__((init_priority(101)));
+Runtime gRt;
+static_assert(std::is_trivially_destructible<Runtime>::value,
+              "the exit-time flush reads gRt after static destructors");
 
 namespace {
 
@@ -77,7 +79,7 @@ void initOnceBody() {
   }
   if (gRt.flags.help)
     writeStderr(flagsHelp());
-  if (!gRt.flags.targets.empty()) {
+  if (gRt.flags.targets[0]) {
     std::optional<perfcc::Selection> targets =
         perfcc::Selection::parseFile(gRt.flags.targets, error);
     if (!targets) {
@@ -184,7 +186,8 @@ void runtimeFinish(bool inSignal) {
 
   if (gRt.targets && !inSignal)
     for (const std::string &w :
-         gRt.targets->unusedRuleWarnings(gRegistry.usedRules()))
+         gRt.targets->unusedRuleWarnings(
+             gRegistry.usedRules(gRt.targets->rules().size())))
       writeStderr("perfcc: PERFCC_TARGETS: " + w);
 }
 

@@ -5,10 +5,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <type_traits>
 
 namespace perfrt {
 
-Registry gRegistry __attribute__((init_priority(101)));
+Registry gRegistry;
+static_assert(std::is_trivially_destructible<Registry>::value,
+              "the exit-time flush reads gRegistry after static destructors");
 
 namespace {
 // Registration is rare (start-up, dlopen) and may come from several threads
@@ -21,11 +24,11 @@ const char *copyString(const char *s) { return strdup(s ? s : ""); }
 void Registry::add(perfcc_desc *begin, perfcc_desc *end,
                    const perfcc::Selection *selection, bool recordAll) {
   std::lock_guard<std::mutex> lock(registryMutex);
-  if (std::find(sections.begin(), sections.end(), begin) != sections.end())
+  if (std::find(sections, sections + sectionCount, begin) !=
+      sections + sectionCount)
     return; // every module of a DSO may call; the first one registers
-  sections.push_back(begin);
-  if (selection && used.size() < selection->rules().size())
-    used.resize(selection->rules().size());
+  if (sectionCount < MaxSections)
+    sections[sectionCount++] = begin;
 
   for (perfcc_desc *d = begin; d < end; ++d) {
     if (d->id != 0)
@@ -54,7 +57,7 @@ void Registry::add(perfcc_desc *begin, perfcc_desc *end,
       int rule = -1;
       perfcc::Verdict v =
           selection->match({r.name, r.mangled, r.file}, rule);
-      if (rule >= 0)
+      if (rule >= 0 && unsigned(rule) < MaxRules)
         used[rule] = true;
       enabled = v == perfcc::Verdict::Include ||
                 (v == perfcc::Verdict::NoMatch && selection->isScoreP());
@@ -67,10 +70,18 @@ void Registry::add(perfcc_desc *begin, perfcc_desc *end,
   }
 }
 
+std::vector<bool> Registry::usedRules(size_t ruleCount) const {
+  std::lock_guard<std::mutex> lock(registryMutex);
+  std::vector<bool> result(ruleCount);
+  for (size_t i = 0; i < ruleCount && i < MaxRules; ++i)
+    result[i] = used[i];
+  return result;
+}
+
 void Registry::resetForTest() {
   std::lock_guard<std::mutex> lock(registryMutex);
-  sections.clear();
-  used.clear();
+  sectionCount = 0;
+  std::fill(used, used + MaxRules, false);
   count.store(0);
 }
 

@@ -48,17 +48,22 @@ public:
   }
   uint32_t size() const { return count.load(std::memory_order_acquire); }
 
-  /// Rules of the run-time targets file that matched some function.
-  const std::vector<bool> &usedRules() const { return used; }
+  /// Which rules of the run-time targets file matched some function.
+  std::vector<bool> usedRules(size_t ruleCount) const;
 
   /// Forgets everything (tests only).
   void resetForTest();
 
 private:
+  // Plain arrays, not containers: the registry is constant-initialized and
+  // never destroyed (the exit-time flush reads it after static destructors).
+  static constexpr unsigned MaxSections = 4096;
+  static constexpr unsigned MaxRules = 4096;
   std::atomic<FunctionRecord *> pages[MaxPages] = {};
   std::atomic<uint32_t> count{0};
-  std::vector<perfcc_desc *> sections; // begins already registered
-  std::vector<bool> used;
+  perfcc_desc *sections[MaxSections] = {}; // begins already registered
+  unsigned sectionCount = 0;
+  bool used[MaxRules] = {};
 };
 
 extern Registry gRegistry;

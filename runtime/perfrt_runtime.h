@@ -38,6 +38,7 @@ struct Runtime {
   std::atomic<int> state{0}; // 0 new, 1 running, 2 finished
 };
 
+/// Constant-initialized and trivially destructible (see Flags).
 extern Runtime gRt;
 
 /// Reads the settings and starts recording; exits with status 2 on a bad

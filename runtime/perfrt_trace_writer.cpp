@@ -81,13 +81,13 @@ void writeNameEvent(const char *what, uint32_t tid, const char *name) {
 } // namespace
 
 void outputPath(const char *kind, char *path, unsigned size) {
-  std::snprintf(path, size, "%s/%s.%d.%s.json", gRt.flags.out.c_str(),
+  std::snprintf(path, size, "%s/%s.%d.%s.json", gRt.flags.out,
                 gRt.program, gRt.pid, kind);
 }
 
 int makeOutputDir() {
   char dir[4096];
-  std::snprintf(dir, sizeof dir, "%s", gRt.flags.out.c_str());
+  std::snprintf(dir, sizeof dir, "%s", gRt.flags.out);
   for (char *p = dir + 1; *p; ++p) {
     if (*p != '/')
       continue;
