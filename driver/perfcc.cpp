@@ -145,8 +145,14 @@ std::vector<std::string> additions(const CompilerInvocation &inv,
     extra.push_back("-isystem");
     extra.push_back(prefix + "/include");
   }
-  if (inv.generatesCode())
+  if (inv.generatesCode()) {
     extra.push_back("-fpass-plugin=" + lib + "/libperfpass.so");
+    // Clang records no_instrument_function in IR only through the
+    // attributes this flag adds (to every function but those); the plugin
+    // reads them and removes them, so LLVM's own __cyg_profile_* hooks are
+    // never inserted.
+    extra.push_back("-finstrument-functions-after-inlining");
+  }
   if (inv.links()) {
     if (inv.linksStatically())
       fail("perfcc: error: -static: the probe runtime libperfrt.so must be "

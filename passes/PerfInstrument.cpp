@@ -60,6 +60,7 @@ private:
   void emitGuardedCall(Instruction *Before, FunctionCallee Probe,
                        GlobalVariable *Desc, const DebugLoc &Loc);
   void emitRegistrationConstructor();
+  void declareProbes();
 
   Module &M;
   LLVMContext &Ctx;
@@ -339,6 +340,21 @@ void ModuleInstrumenter::emitRegistrationConstructor() {
   }
 }
 
+// Declared only when a function is instrumented: a module with nothing
+// selected is left exactly as it was.
+void ModuleInstrumenter::declareProbes() {
+  if (Enter)
+    return;
+  AttributeList ProbeAttrs =
+      AttributeList().addFnAttribute(Ctx, Attribute::NoUnwind);
+  FunctionType *ProbeTy =
+      FunctionType::get(Type::getVoidTy(Ctx), {Ptr}, false);
+  Enter = M.getOrInsertFunction(PERFCC_ENTER, ProbeTy, ProbeAttrs);
+  Exit = M.getOrInsertFunction(PERFCC_EXIT, ProbeTy, ProbeAttrs);
+  Unwind = M.getOrInsertFunction(PERFCC_UNWIND, ProbeTy, ProbeAttrs);
+  Resync = M.getOrInsertFunction(PERFCC_RESYNC, ProbeTy, ProbeAttrs);
+}
+
 bool ModuleInstrumenter::run() {
   if (M.getModuleFlag(PERFCC_MODULE_FLAG))
     return false; // already instrumented: running twice changes nothing
@@ -350,18 +366,11 @@ bool ModuleInstrumenter::run() {
     if (!F.isDeclaration())
       Defined.push_back(&F);
 
-  AttributeList ProbeAttrs = AttributeList().addFnAttribute(
-      Ctx, Attribute::NoUnwind);
-  FunctionType *ProbeTy = FunctionType::get(Type::getVoidTy(Ctx), {Ptr}, false);
-  Enter = M.getOrInsertFunction(PERFCC_ENTER, ProbeTy, ProbeAttrs);
-  Exit = M.getOrInsertFunction(PERFCC_EXIT, ProbeTy, ProbeAttrs);
-  Unwind = M.getOrInsertFunction(PERFCC_UNWIND, ProbeTy, ProbeAttrs);
-  Resync = M.getOrInsertFunction(PERFCC_RESYNC, ProbeTy, ProbeAttrs);
-
   bool Changed = false;
   for (Function *F : Defined) {
     Decision D = decide(*F);
     if (D.instrumented) {
+      declareProbes();
       instrument(*F, createDescriptor(*F, D.info));
       Changed = true;
     }
