@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "FunctionInfo.h"
 
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/Module.h"

@@ -164,9 +164,12 @@ void runtimeFinish(bool inSignal) {
   bool traceOk = true;
   if (gRt.trace) {
     if (spansStopWriter(inSignal)) {
+      // Oldest first, so each thread's spans reach the trace in order.
+      traceConvertSpill();
+      spansDrainQueue(traceConvertChunk);
       for (ThreadState *t = allThreads(); t; t = t->next)
         if (t->chunk && !t->busy.load(std::memory_order_acquire))
-          traceWriteChunk(t->chunk);
+          traceConvertChunk(t->chunk);
       traceOk = traceFinish(tracePath, sizeof tracePath);
     } else {
       traceOk = false;

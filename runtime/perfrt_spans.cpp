@@ -6,6 +6,7 @@
 #include "perfrt_trace_writer.h"
 
 #include <atomic>
+#include <immintrin.h>
 #include <ctime>
 #include <pthread.h>
 #include <sys/mman.h>
@@ -58,7 +59,7 @@ PERFRT_NOINSTR void *writerMain(void *) {
       break; // stopping and nothing left
     writerBusy.store(true, std::memory_order_release);
     pthread_mutex_unlock(&poolLock);
-    traceWriteChunk(c);
+    traceSpillChunk(c);
     writerBusy.store(false, std::memory_order_release);
     pthread_mutex_lock(&poolLock);
     c->next = freeList;
@@ -72,35 +73,49 @@ PERFRT_NOINSTR void *writerMain(void *) {
 
 void spansInit(size_t cap) { capBytes = cap; }
 
-SpanChunk *spansNextChunk(ThreadState *t) {
+void spansAppendSlow(ThreadState *t, const SpanRecord &r) {
+  if (t->dropBudget) {
+    --t->dropBudget;
+    ++t->droppedSpans;
+    return;
+  }
+  // The records were written with streaming stores (appendSpan): make them
+  // visible before the chunk changes hands.
+  _mm_sfence();
   pthread_mutex_lock(&poolLock);
   if (t->chunk) {
     pushQueue(t->chunk);
     t->chunk = nullptr;
-    if (!writerRunning && !writerStop) {
-      writerRunning = pthread_create(&writer, nullptr, writerMain, nullptr) == 0;
-    }
+    if (!writerRunning && !writerStop)
+      writerRunning =
+          pthread_create(&writer, nullptr, writerMain, nullptr) == 0;
     pthread_cond_signal(&poolCond);
   }
   SpanChunk *c = freeList;
   if (c) {
     freeList = c->next;
   } else if (allocatedBytes + ChunkBytes <= capBytes) {
+    // Populated now, in one call, rather than by a page fault every few
+    // hundred spans.
     void *p = mmap(nullptr, ChunkBytes, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     if (p != MAP_FAILED) {
       c = static_cast<SpanChunk *>(p);
       allocatedBytes += ChunkBytes;
     }
   }
   pthread_mutex_unlock(&poolLock);
-  if (c) {
-    c->next = nullptr;
-    c->tid = t->tid;
-    c->count = 0;
-    t->chunk = c;
+  if (!c) {
+    ++t->droppedSpans;
+    t->dropBudget = DropBatch;
+    return;
   }
-  return c;
+  c->next = nullptr;
+  c->owner = t;
+  c->tid = t->tid;
+  c->records[0] = r;
+  c->count = 1;
+  t->chunk = c;
 }
 
 void spansPublish(SpanChunk *c) {
@@ -131,12 +146,9 @@ bool spansStopWriter(bool inSignal) {
       timespec ms{0, 1000000};
       nanosleep(&ms, nullptr);
     }
-    if (writerBusy.load(std::memory_order_acquire))
-      return false; // keep the lock: the writer must not start another chunk
-    SpanChunk *c;
-    while ((c = popQueue()))
-      traceWriteChunk(c);
-    return true; // the lock stays held: the process is about to die
+    // On success the lock stays held, so the writer never starts another
+    // chunk: the process is about to die.
+    return !writerBusy.load(std::memory_order_acquire);
   }
   pthread_mutex_lock(&poolLock);
   writerStop = true;
@@ -146,13 +158,14 @@ bool spansStopWriter(bool inSignal) {
   if (join)
     pthread_join(writer, nullptr);
   writerRunning = false;
-  // Without a writer (never started, or gone in a fork) drain here.
-  pthread_mutex_lock(&poolLock);
+  return true;
+}
+
+void spansDrainQueue(void (*convert)(SpanChunk *)) {
+  // No writer runs any more: the queue is this thread's alone.
   SpanChunk *c;
   while ((c = popQueue()))
-    traceWriteChunk(c);
-  pthread_mutex_unlock(&poolLock);
-  return true;
+    convert(c);
 }
 
 void spansAfterFork() {

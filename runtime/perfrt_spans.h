@@ -1,9 +1,11 @@
 //===- perfrt_spans.h - bounded memory for trace spans --------------------===//
 //
 // In trace mode each thread appends completed spans to its current chunk.
-// A full chunk is handed to a writer thread that streams it to the trace file
-// and recycles it, so a long run needs only as much memory as the writer is
-// behind. Chunk memory is capped (PERFCC_BUFFER_MB); when the cap is reached
+// A full chunk is handed to a writer thread that appends it, raw, to a spill
+// file and recycles it, so a long run needs only as much memory as the writer
+// is behind. Formatting JSON is left to the end of the run: during the run
+// the writer costs a write(2) per 64 KiB, not a formatter per span that would
+// compete with the program for the CPU it is measuring. Chunk memory is capped (PERFCC_BUFFER_MB); when the cap is reached
 // spans are dropped and counted, never lost silently. The chunk switch is the
 // only place a probe can take a lock, once per ChunkRecords spans.
 //
@@ -18,17 +20,21 @@ namespace perfrt {
 
 struct ThreadState;
 
-/// One completed call; times in clock ticks.
+/// One completed call; times in clock ticks. Exclusive time travels with
+/// the span because it is known exactly only at the exit, from the shadow
+/// stack; the writer derives the summary's aggregates from these records.
 struct SpanRecord {
-  uint64_t start, end;
+  uint64_t start, end, exclusive;
   uint32_t fn, flags;
 };
 
 constexpr size_t ChunkBytes = 64 * 1024;
-constexpr size_t ChunkRecords = (ChunkBytes - 16) / sizeof(SpanRecord);
+constexpr size_t ChunkHeader = 24;
+constexpr size_t ChunkRecords = (ChunkBytes - ChunkHeader) / sizeof(SpanRecord);
 
 struct SpanChunk {
   SpanChunk *next;
+  ThreadState *owner; // the writer charges the spans to its aggregates
   uint32_t tid;
   uint32_t count;
   SpanRecord records[ChunkRecords];
@@ -38,17 +44,26 @@ static_assert(sizeof(SpanChunk) <= ChunkBytes, "chunk fits its allocation");
 /// Sets the memory cap. Called once at start-up.
 void spansInit(size_t capBytes);
 
-/// Publishes \p t's full chunk (if any) and gives it a fresh one; null when
-/// the cap is reached and the writer has nothing to give back.
-SpanChunk *spansNextChunk(ThreadState *t);
+/// Slow path of appendSpan: publishes \p t's full chunk, takes a fresh one
+/// and stores \p r there; when the cap is reached and the writer has nothing
+/// to give back, drops \p r (counted) and the next DropBatch spans without
+/// trying again, so a thread outrunning the writer never contends for the
+/// lock on every call.
+void spansAppendSlow(ThreadState *t, const SpanRecord &r);
+
+constexpr uint32_t DropBatch = 1024;
 
 /// Hands a chunk to the writer (thread exit, final flush).
 void spansPublish(SpanChunk *c);
 
-/// Stops the writer thread (joined unless \p inSignal) and writes every
-/// chunk still queued. False when, in a signal, the writer could not be
-/// stopped safely: then nothing more may be written.
+/// Stops the writer thread (joined unless \p inSignal). False when, in a
+/// signal, the writer could not be stopped safely: then nothing more may be
+/// written.
 bool spansStopWriter(bool inSignal);
+
+/// After spansStopWriter: hands every chunk still queued, oldest first, to
+/// \p convert.
+void spansDrainQueue(void (*convert)(SpanChunk *));
 
 /// In a forked child: no writer thread, no queued chunks (they are the
 /// parent's to write), a fresh lock.

@@ -57,6 +57,7 @@ struct ThreadState {
   // Cold.
   uint32_t tid;
   uint64_t droppedSpans;   // no chunk memory left
+  uint32_t dropBudget;     // spans to drop before asking for a chunk again
   uint64_t depthOverflows; // entries beyond MaxDepth
   uint64_t unmatchedExits; // exits with no matching entry
   uint64_t abandonedFrames;

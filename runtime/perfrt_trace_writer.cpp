@@ -5,8 +5,7 @@
 #include "perfrt_json.h"
 #include "perfrt_registry.h"
 #include "perfrt_runtime.h"
-#include "perfrt_spans.h"
-#include "perfrt_thread.h"
+#include "perfrt_record.h"
 #include "perfrt_trace_format.h"
 
 #include <cerrno>
@@ -24,6 +23,39 @@ int traceFd = -1;
 bool openFailed = false;
 bool firstEvent = true;
 char tracePath[4096];
+int spillFd = -1;
+bool spillFailed = false;
+uint64_t spillLostSpans = 0; // chunks the spill file could not take
+char spillPath[4096];
+SpanChunk spillBuffer; // one chunk read back at a time (64 KiB, static)
+
+bool writeAll(int fd, const void *data, size_t size) {
+  const char *p = static_cast<const char *>(data);
+  while (size) {
+    ssize_t n = ::write(fd, p, size);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    p += n;
+    size -= size_t(n);
+  }
+  return true;
+}
+
+bool readAll(int fd, void *data, size_t size) {
+  char *p = static_cast<char *>(data);
+  while (size) {
+    ssize_t n = ::read(fd, p, size);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    p += n;
+    size -= size_t(n);
+  }
+  return true;
+}
 
 bool ensureOpen() {
   if (traceFd >= 0)
@@ -100,13 +132,49 @@ int makeOutputDir() {
   return 0;
 }
 
-void traceWriteChunk(SpanChunk *c) {
+void traceSpillChunk(SpanChunk *c) {
+  uint32_t n = __atomic_load_n(&c->count, __ATOMIC_ACQUIRE);
+  if (spillFd < 0 && !spillFailed) {
+    makeOutputDir();
+    std::snprintf(spillPath, sizeof spillPath, "%s/.%s.%d.spans",
+                  gRt.flags.out, gRt.program, gRt.pid);
+    spillFd = ::open(spillPath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    spillFailed = spillFd < 0;
+  }
+  size_t bytes = ChunkHeader + size_t(n) * sizeof(SpanRecord);
+  if (spillFailed || !writeAll(spillFd, c, bytes))
+    spillLostSpans += n; // counted in the metadata as dropped
+}
+
+void traceConvertSpill() {
+  if (spillFd < 0)
+    return;
+  if (::lseek(spillFd, 0, SEEK_SET) == 0) {
+    while (readAll(spillFd, &spillBuffer, ChunkHeader)) {
+      size_t bytes = size_t(spillBuffer.count) * sizeof(SpanRecord);
+      if (spillBuffer.count > ChunkRecords ||
+          !readAll(spillFd, spillBuffer.records, bytes))
+        break;
+      traceConvertChunk(&spillBuffer);
+    }
+  }
+  ::close(spillFd);
+  ::unlink(spillPath);
+  spillFd = -1;
+}
+
+void traceConvertChunk(SpanChunk *c) {
   if (!ensureOpen())
     return;
   clockCalibrate();
   uint32_t n = __atomic_load_n(&c->count, __ATOMIC_ACQUIRE);
-  for (uint32_t i = 0; i < n; ++i)
-    writeSpan(c->records[i], c->tid);
+  for (uint32_t i = 0; i < n; ++i) {
+    const SpanRecord &r = c->records[i];
+    // In trace mode the aggregates are charged here, one writer at a time.
+    if (FnStats *s = statsFor(c->owner, r.fn))
+      s->add(r.end > r.start ? r.end - r.start : 0, r.exclusive);
+    writeSpan(r, c->tid);
+  }
 }
 
 bool traceFinish(char *path, unsigned pathSize) {
@@ -116,7 +184,8 @@ bool traceFinish(char *path, unsigned pathSize) {
     return false;
   clockCalibrate();
   writeNameEvent("process_name", 0, gRt.program);
-  uint64_t dropped = 0, overflows = 0, unmatched = 0, abandoned = 0;
+  uint64_t dropped = spillLostSpans, overflows = 0, unmatched = 0,
+           abandoned = 0;
   for (ThreadState *t = allThreads(); t; t = t->next) {
     writeNameEvent("thread_name", t->tid, t->name[0] ? t->name : "thread");
     dropped += t->droppedSpans;
@@ -145,6 +214,12 @@ bool traceFinish(char *path, unsigned pathSize) {
 }
 
 void traceAfterFork() {
+  // The spill file and the trace are the parent's.
+  if (spillFd >= 0)
+    ::close(spillFd);
+  spillFd = -1;
+  spillFailed = false;
+  spillLostSpans = 0;
   // Drop the parent's unwritten bytes and its descriptor.
   out.setFd(-1);
   out.flush();

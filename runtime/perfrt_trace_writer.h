@@ -1,9 +1,10 @@
 //===- perfrt_trace_writer.h - the Chrome trace file ----------------------===//
 //
-// Streams `<program>.<pid>.trace.json` (Chrome Trace Event Format, object
-// form): the header when the first chunk arrives, one complete event (ph X,
-// category cpu_op) per span, and at the end the process and thread names and
-// the `metadata` object with every drop counted. The names and categories are
+// Writes `<program>.<pid>.trace.json` (Chrome Trace Event Format, object
+// form): one complete event (ph X, category cpu_op) per span, the process
+// and thread names, and the `metadata` object with every drop counted.
+// During the run full chunks are spilled raw to `.<program>.<pid>.spans`
+// in the output folder; the end of the run converts them. The names and categories are
 // in perfrt_trace_format.h, shared with the tools that read traces.
 // Calls are serialized by the caller (the writer thread or the final flush).
 //
@@ -17,8 +18,16 @@ namespace perfrt {
 
 struct SpanChunk;
 
-/// Writes the chunk's spans (opening the file first if needed).
-void traceWriteChunk(SpanChunk *c);
+/// Writer thread: appends the chunk, raw, to the spill file.
+void traceSpillChunk(SpanChunk *c);
+
+/// End of the run: converts every spilled chunk to trace events (oldest
+/// first) and removes the spill file.
+void traceConvertSpill();
+
+/// End of the run: charges the chunk's spans to the aggregates and writes
+/// them as trace events (opening the trace first if needed).
+void traceConvertChunk(SpanChunk *c);
 
 /// Writes thread names and metadata and closes the file. Returns false and
 /// fills \p path anyway if the file could not be written.

@@ -7,6 +7,7 @@
 #   %perfctl    the trace tool (when built) %python   a Python 3 interpreter
 #   %tracecheck test/lit/tracecheck.py: validates and prints traces for FileCheck
 import os
+import shutil
 import lit.formats
 
 config.name = "perfcc-" + config.perfcc_suite
@@ -39,5 +40,8 @@ for var in list(os.environ):
     if var.startswith("PERFCC_") or var.startswith("SPEED_BUMP_"):
         config.environment.pop(var, None)
 config.available_features.add("llvm-" + config.llvm_version)
+# The trace-viewer check (scripts/check-trace-viewer.sh) needs Chromium and node.
+if os.path.exists("/usr/bin/chromium") and shutil.which("node") and shutil.which("npm"):
+    config.available_features.add("chromium")
 if os.path.exists("/usr/local/cuda/bin/nvcc"):
     config.available_features.add("cuda-toolkit")

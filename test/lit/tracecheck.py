@@ -1,0 +1,504 @@
+#!/usr/bin/env python3
+"""tracecheck: validate perfcc's output files and print them for FileCheck.
+
+Usage (lit substitution %tracecheck):
+  tracecheck.py trace [--thread-name-only] [--max-depth N] [--collapse]
+                      [--metadata] FILE...
+  tracecheck.py summary [--threads] [--strict] FILE...
+  tracecheck.py files DIR
+
+trace    Validates a Chrome trace written by libperfrt.so (JSON object form
+         with traceEvents and metadata; every complete event has name, cat,
+         pid, tid, ts, dur >= 0, args.file and args.line; the spans of each
+         thread nest properly; every thread with spans has a thread_name and
+         every process a process_name event), then prints a deterministic view:
+
+           trace: N spans, M threads, dropped=D
+           thread NAME tid=PID          (the main thread: tid == pid)
+             outer
+               inner [unwind]
+           thread NAME tid=T1           (other threads, numbered in order)
+             ...
+
+         Threads are ordered by the start of their first span, spans by start
+         (2 spaces per depth). Span flags from args: [unwind], [abandoned],
+         [unfinished].
+           --thread-name-only  print `thread NAME` without the tid
+           --max-depth N       print spans of depth < N only (0 = top level)
+           --collapse          runs of identical consecutive sibling subtrees
+                               print once, as `name xN`
+           --metadata          after the first line, print the metadata
+                               counters: `metadata dropped_spans=.. ...`
+summary  Validates a summary JSON (functions with name, calls, inclusive_ns and
+         exclusive_ns each with total/mean/p50/p99/max, per-thread entries
+         whose calls add up to the function's, and so do the threads', exclusive
+         <= inclusive, p50 <= p99 <= max (see --strict), mean <= max <= total) and prints `function NAME calls=N`
+         sorted by name, then
+           dropped spans=.. depth_overflows=.. unmatched_exits=.. abandoned_frames=..
+           --threads           also print `thread NAME calls=N` for each thread
+                               (sorted), before the dropped line
+           --strict            percentiles may not exceed max at all (by
+                               default they may by the histogram's documented
+                               error, 1/16 of the value)
+files    Lists DIR's *.trace.json and *.summary.json, sorted, with the pid in
+         `<program>.<pid>.<kind>.json` printed as PID; checks that the pid in
+         the name is the pid recorded inside the file.
+
+Any problem: `tracecheck: FILE: PROBLEM` on stderr, exit status 1.
+Python 3 standard library only.
+"""
+
+import json
+import os
+import re
+import sys
+from decimal import Decimal
+
+
+class Problem(Exception):
+    pass
+
+
+def fail(path, message):
+    sys.stdout.flush()
+    print("tracecheck: %s: %s" % (path, message), file=sys.stderr, flush=True)
+    sys.exit(1)
+
+
+def load_json(path):
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise Problem("cannot read: %s" % (e.strerror or e))
+    if not data.strip():
+        raise Problem("empty file")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise Problem("not UTF-8: %s" % e)
+    try:
+        return json.loads(text, parse_float=Decimal)
+    except json.JSONDecodeError as e:
+        raise Problem("not valid JSON (truncated?): %s at line %d column %d"
+                      % (e.msg, e.lineno, e.colno))
+    except RecursionError:
+        raise Problem("not valid JSON: nested too deeply")
+
+
+def is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def is_number(v):
+    return (is_int(v) or isinstance(v, Decimal)) and not isinstance(v, bool)
+
+
+def number(v):
+    return v if isinstance(v, Decimal) else Decimal(v)
+
+
+def describe(event, index):
+    name = event.get("name") if isinstance(event, dict) else None
+    return "traceEvents[%d]%s" % (index, " (%r)" % name if name is not None else "")
+
+
+# ---------------------------------------------------------------------------
+# trace
+
+
+class Span:
+    __slots__ = ("name", "start", "end", "index", "flags", "children")
+
+    def __init__(self, name, start, end, index, flags):
+        self.name = name
+        self.start = start
+        self.end = end
+        self.index = index
+        self.flags = flags
+        self.children = []
+
+    def label(self):
+        return self.name + "".join(" [%s]" % f for f in self.flags)
+
+
+FLAGS = ("unwind", "abandoned", "unfinished")
+META_COUNTERS = ("dropped_spans", "depth_overflows", "unmatched_exits",
+                 "abandoned_frames")
+
+
+def check_trace(doc):
+    """Validates a trace; returns (spans by thread key, thread names, metadata)."""
+    if not isinstance(doc, dict):
+        raise Problem("expected the JSON object form ({\"traceEvents\": [...], "
+                      "\"metadata\": {...}}), found a %s" % type(doc).__name__)
+    events = doc.get("traceEvents")
+    if not isinstance(events, list):
+        raise Problem("no traceEvents array")
+    meta = doc.get("metadata")
+    if not isinstance(meta, dict):
+        raise Problem("no metadata object")
+    for key in META_COUNTERS:
+        if key not in meta:
+            raise Problem("metadata has no %s" % key)
+        if not is_int(meta[key]) or meta[key] < 0:
+            raise Problem("metadata.%s is %r, expected a non-negative integer"
+                          % (key, meta[key]))
+
+    spans = {}         # (pid, tid) -> [Span]
+    thread_names = {}  # (pid, tid) -> name
+    process_names = {}
+    for i, e in enumerate(events):
+        if not isinstance(e, dict):
+            raise Problem("traceEvents[%d] is not an object" % i)
+        ph = e.get("ph")
+        if not isinstance(ph, str):
+            raise Problem("%s has no ph" % describe(e, i))
+        if ph == "M":
+            name = e.get("name")
+            args = e.get("args")
+            if name in ("process_name", "thread_name"):
+                if not isinstance(args, dict) or not isinstance(args.get("name"), str):
+                    raise Problem("%s has no args.name" % describe(e, i))
+                if not is_int(e.get("pid")) or not is_int(e.get("tid")):
+                    raise Problem("%s has no integer pid and tid" % describe(e, i))
+                if name == "process_name":
+                    process_names[e["pid"]] = args["name"]
+                else:
+                    thread_names[(e["pid"], e["tid"])] = args["name"]
+            continue
+        if ph != "X":
+            continue
+        for key in ("name", "cat"):
+            if not isinstance(e.get(key), str) or not e[key]:
+                raise Problem("%s has no %s" % (describe(e, i), key))
+        for key in ("pid", "tid"):
+            if not is_int(e.get(key)):
+                raise Problem("%s has no integer %s" % (describe(e, i), key))
+        for key in ("ts", "dur"):
+            if not is_number(e.get(key)):
+                raise Problem("%s has no numeric %s" % (describe(e, i), key))
+        if e["dur"] < 0:
+            raise Problem("%s has a negative dur %s" % (describe(e, i), e["dur"]))
+        args = e.get("args")
+        if not isinstance(args, dict):
+            raise Problem("%s has no args" % describe(e, i))
+        if not isinstance(args.get("file"), str):
+            raise Problem("%s has no args.file" % describe(e, i))
+        if not is_int(args.get("line")) or args["line"] < 0:
+            raise Problem("%s has no args.line" % describe(e, i))
+        flags = []
+        for f in FLAGS:
+            if f in args:
+                if args[f] is not True:
+                    raise Problem("%s has args.%s=%r, expected true"
+                                  % (describe(e, i), f, args[f]))
+                flags.append(f)
+        start = number(e["ts"])
+        spans.setdefault((e["pid"], e["tid"]), []).append(
+            Span(e["name"], start, start + number(e["dur"]), i, flags))
+
+    for key in spans:
+        if key[0] not in process_names:
+            raise Problem("no process_name metadata event for pid %d" % key[0])
+        if key not in thread_names:
+            raise Problem("no thread_name metadata event for pid %d tid %d"
+                          % key)
+    return spans, thread_names, meta
+
+
+def build_tree(key, spans):
+    """Nests one thread's spans; raises on a partial overlap."""
+    # Start order; at an equal start the longer span is the parent; at equal
+    # start and end, the span written later (spans are written when they
+    # end, so a parent after its children) is the parent.
+    ordered = sorted(spans, key=lambda s: (s.start, -s.end, -s.index))
+    roots = []
+    stack = []
+    for s in ordered:
+        # Close what ended before s starts. A span ending exactly where s
+        # starts is s's parent only when s has no length (equal boundaries).
+        while stack and (stack[-1].end < s.start or
+                         (stack[-1].end == s.start and s.end > s.start)):
+            stack.pop()
+        if stack and s.end > stack[-1].end:
+            p = stack[-1]
+            raise Problem(
+                "spans overlap on pid %d tid %d: %r [%s, %s] starts inside %r "
+                "[%s, %s] but ends after it"
+                % (key[0], key[1], s.name, s.start, s.end, p.name, p.start,
+                   p.end))
+        (stack[-1].children if stack else roots).append(s)
+        stack.append(s)
+    return roots
+
+
+def render(nodes, depth, max_depth, collapse):
+    """Lines for a list of sibling spans (list of (label, sublines))."""
+    if max_depth is not None and depth >= max_depth:
+        return []
+    items = []
+    for n in nodes:
+        items.append((n.label(), render(n.children, depth + 1, max_depth,
+                                        collapse)))
+    lines = []
+    i = 0
+    indent = "  " * (depth + 1)
+    while i < len(items):
+        label, sub = items[i]
+        j = i + 1
+        if collapse:
+            while j < len(items) and items[j] == items[i]:
+                j += 1
+        count = j - i
+        lines.append(indent + label + (" x%d" % count if count > 1 else ""))
+        lines.extend(sub)
+        i = j
+    return lines
+
+
+def cmd_trace(args):
+    opts = {"thread_name_only": False, "max_depth": None, "collapse": False,
+            "metadata": False}
+    files = []
+    it = iter(args)
+    for a in it:
+        if a == "--thread-name-only":
+            opts["thread_name_only"] = True
+        elif a == "--collapse":
+            opts["collapse"] = True
+        elif a == "--metadata":
+            opts["metadata"] = True
+        elif a == "--max-depth" or a.startswith("--max-depth="):
+            value = a.split("=", 1)[1] if "=" in a else next(it, None)
+            if value is None or not value.isdigit():
+                usage("--max-depth needs a non-negative integer")
+            opts["max_depth"] = int(value)
+        elif a.startswith("-") and a != "-":
+            usage("unknown option %s" % a)
+        else:
+            files.append(a)
+    if not files:
+        usage("trace needs a FILE")
+    out = []
+    for path in files:
+        try:
+            doc = load_json(path)
+            spans, names, meta = check_trace(doc)
+            trees = {key: build_tree(key, s) for key, s in spans.items()}
+        except Problem as e:
+            fail(path, str(e))
+        total = sum(len(s) for s in spans.values())
+        out.append("trace: %d spans, %d threads, dropped=%d"
+                   % (total, len(spans), meta["dropped_spans"]))
+        if opts["metadata"]:
+            out.append("metadata " + " ".join(
+                "%s=%d" % (k, meta[k]) for k in META_COUNTERS))
+        order = sorted(spans, key=lambda k: (min(s.start for s in spans[k]),
+                                             k[0], k[1]))
+        other = 0
+        for key in order:
+            pid, tid = key
+            line = "thread " + names[key]
+            if not opts["thread_name_only"]:
+                if tid == pid:
+                    line += " tid=PID"
+                else:
+                    other += 1
+                    line += " tid=T%d" % other
+            out.append(line)
+            out.extend(render(trees[key], 0, opts["max_depth"],
+                              opts["collapse"]))
+    print("\n".join(out))
+
+
+# ---------------------------------------------------------------------------
+# summary
+
+TIME_KEYS = ("total", "mean", "p50", "p99", "max")
+DROP_KEYS = ("spans", "depth_overflows", "unmatched_exits", "abandoned_frames")
+
+
+STRICT = False
+
+
+def check_times(where, obj, key):
+    t = obj.get(key)
+    if not isinstance(t, dict):
+        raise Problem("%s has no %s object" % (where, key))
+    for k in TIME_KEYS:
+        if not is_int(t.get(k)) or t[k] < 0:
+            raise Problem("%s.%s.%s is %r, expected a non-negative integer"
+                          % (where, key, k, t.get(k)))
+    # Percentiles come from a log-linear histogram (runtime/perfrt_stats.h:
+    # 8 sub-buckets per power of two, reported at the bucket's midpoint), so
+    # by default they may exceed the true maximum by that error (1/16); with
+    # --strict they may not.
+    limit = t["max"] if STRICT else t["max"] + t["max"] // 16 + 1
+    if not t["p50"] <= t["p99"] <= limit:
+        raise Problem("%s.%s: percentiles out of order: p50=%d p99=%d max=%d "
+                      "(expected p50 <= p99 <= max%s)"
+                      % (where, key, t["p50"], t["p99"], t["max"],
+                         "" if STRICT else " + 1/16"))
+    if t["mean"] > t["max"] or t["max"] > t["total"]:
+        raise Problem("%s.%s: expected mean <= max <= total, found mean=%d "
+                      "max=%d total=%d" % (where, key, t["mean"], t["max"],
+                                           t["total"]))
+    return t
+
+
+def check_stats(where, obj):
+    if not is_int(obj.get("calls")) or obj["calls"] < 0:
+        raise Problem("%s has no non-negative integer calls" % where)
+    inc = check_times(where, obj, "inclusive_ns")
+    exc = check_times(where, obj, "exclusive_ns")
+    for k in ("total", "max"):
+        if exc[k] > inc[k]:
+            raise Problem("%s: exclusive_ns.%s=%d exceeds inclusive_ns.%s=%d"
+                          % (where, k, exc[k], k, inc[k]))
+
+
+def check_summary(doc):
+    if not isinstance(doc, dict):
+        raise Problem("expected a JSON object, found a %s" % type(doc).__name__)
+    funcs = doc.get("functions")
+    if not isinstance(funcs, list):
+        raise Problem("no functions array")
+    dropped = doc.get("dropped")
+    if not isinstance(dropped, dict):
+        raise Problem("no dropped object")
+    for k in DROP_KEYS:
+        if not is_int(dropped.get(k)) or dropped[k] < 0:
+            raise Problem("dropped.%s is %r, expected a non-negative integer"
+                          % (k, dropped.get(k)))
+    total_calls = 0
+    for i, f in enumerate(funcs):
+        if not isinstance(f, dict) or not isinstance(f.get("name"), str) or not f["name"]:
+            raise Problem("functions[%d] has no name" % i)
+        where = "function %r" % f["name"]
+        check_stats(where, f)
+        threads = f.get("threads")
+        if not isinstance(threads, list) or not threads:
+            raise Problem("%s has no threads array" % where)
+        calls = 0
+        for j, t in enumerate(threads):
+            if not isinstance(t, dict) or not is_int(t.get("tid")):
+                raise Problem("%s: threads[%d] has no tid" % (where, j))
+            check_stats("%s thread %d" % (where, t["tid"]), t)
+            calls += t["calls"]
+        if calls != f["calls"]:
+            raise Problem("%s: calls=%d but its threads' calls add up to %d"
+                          % (where, f["calls"], calls))
+        total_calls += f["calls"]
+    threads = doc.get("threads")
+    if not isinstance(threads, list):
+        raise Problem("no threads array")
+    thread_calls = 0
+    for j, t in enumerate(threads):
+        if (not isinstance(t, dict) or not is_int(t.get("tid"))
+                or not isinstance(t.get("name"), str)
+                or not is_int(t.get("calls"))):
+            raise Problem("threads[%d] needs tid, name and calls" % j)
+        thread_calls += t["calls"]
+    if thread_calls != total_calls:
+        raise Problem("the threads' calls add up to %d, the functions' to %d"
+                      % (thread_calls, total_calls))
+    return funcs, threads, dropped
+
+
+def cmd_summary(args):
+    global STRICT
+    show_threads = False
+    files = []
+    for a in args:
+        if a == "--threads":
+            show_threads = True
+        elif a == "--strict":
+            STRICT = True
+        elif a.startswith("-") and a != "-":
+            usage("unknown option %s" % a)
+        else:
+            files.append(a)
+    if not files:
+        usage("summary needs a FILE")
+    out = []
+    for path in files:
+        try:
+            funcs, threads, dropped = check_summary(load_json(path))
+        except Problem as e:
+            fail(path, str(e))
+        for f in sorted(funcs, key=lambda f: (f["name"], f.get("file", ""),
+                                              f.get("line", 0))):
+            out.append("function %s calls=%d" % (f["name"], f["calls"]))
+        if show_threads:
+            for t in sorted(threads, key=lambda t: (t["name"], t["calls"])):
+                out.append("thread %s calls=%d" % (t["name"], t["calls"]))
+        out.append("dropped spans=%d depth_overflows=%d unmatched_exits=%d "
+                   "abandoned_frames=%d" % tuple(dropped[k] for k in DROP_KEYS))
+    print("\n".join(out))
+
+
+# ---------------------------------------------------------------------------
+# files
+
+NAME_RE = re.compile(r"^(?P<prog>.+)\.(?P<pid>[0-9]+)\.(?P<kind>trace|summary)\.json$")
+
+
+def cmd_files(args):
+    if len(args) != 1:
+        usage("files needs exactly one DIR")
+    d = args[0]
+    try:
+        names = os.listdir(d)
+    except OSError as e:
+        fail(d, "cannot list: %s" % (e.strerror or e))
+    out = []
+    for n in names:
+        if not (n.endswith(".trace.json") or n.endswith(".summary.json")):
+            continue
+        m = NAME_RE.match(n)
+        if not m:
+            out.append(n)
+            continue
+        path = os.path.join(d, n)
+        try:
+            doc = load_json(path)
+        except Problem:
+            doc = None  # `trace`/`summary` report broken contents
+        if isinstance(doc, dict):
+            inner = doc.get("metadata", {}) if m.group("kind") == "trace" else doc
+            pid = inner.get("pid") if isinstance(inner, dict) else None
+            if pid is not None and str(pid) != m.group("pid"):
+                fail(path, "named for pid %s but records pid %s"
+                     % (m.group("pid"), pid))
+        out.append("%s.PID.%s.json" % (m.group("prog"), m.group("kind")))
+    out.sort()
+    if out:
+        print("\n".join(out))
+
+
+def usage(message):
+    print("tracecheck: %s\nusage: tracecheck.py trace|summary FILE... | files DIR"
+          % message, file=sys.stderr)
+    sys.exit(2)
+
+
+def main(argv):
+    if len(argv) < 2:
+        usage("missing subcommand")
+    cmd, args = argv[1], argv[2:]
+    if cmd == "trace":
+        cmd_trace(args)
+    elif cmd == "summary":
+        cmd_summary(args)
+    elif cmd == "files":
+        cmd_files(args)
+    elif cmd in ("-h", "--help"):
+        print(__doc__)
+    else:
+        usage("unknown subcommand %r" % cmd)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
