@@ -136,6 +136,8 @@ void runtimeFinish(bool inSignal) {
   int expected = 1;
   if (!gRt.state.compare_exchange_strong(expected, 2))
     return;
+  if (gRt.flags.mode == Mode::Off)
+    return; // nothing was recorded, so nothing is written
   gRt.recording.store(false, std::memory_order_seq_cst);
   // A probe that read `recording` just before has set its guard by the time
   // this pause ends (store buffers drain in nanoseconds); then wait for

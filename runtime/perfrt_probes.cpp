@@ -61,7 +61,8 @@ PERFRT_NOINSTR bool unwindTo(ThreadState *t, uint32_t fn, uint64_t now) {
   return true;
 }
 
-PERFRT_NOINSTR inline void exitWith(perfcc_desc *desc, uint32_t flags) {
+__attribute__((always_inline)) PERFRT_NOINSTR inline void
+exitWith(perfcc_desc *desc, uint32_t flags) {
   uint64_t end = nowTicks();
   ThreadState *t = acquire();
   if (!t)

@@ -10,7 +10,7 @@
 
 namespace perfrt {
 
-thread_local ThreadState *tlsState __attribute__((tls_model("initial-exec"))) =
+__thread ThreadState *tlsState __attribute__((tls_model("initial-exec"))) =
     nullptr;
 
 namespace {

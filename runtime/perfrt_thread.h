@@ -71,8 +71,11 @@ struct ThreadState {
 static_assert(std::is_trivially_destructible<ThreadState>::value,
               "ThreadState lives in mmap'd memory and is never destroyed");
 
-/// The calling thread's state, or null before its first probe.
-extern thread_local ThreadState *tlsState
+/// The calling thread's state, or null before its first probe. `__thread`,
+/// not `thread_local`: a C++ thread_local defined in another file is reached
+/// through an init wrapper call; a plain pointer needs none. Initial-exec:
+/// one %fs-relative load, no __tls_get_addr.
+extern __thread ThreadState *tlsState
     __attribute__((tls_model("initial-exec")));
 
 /// Creates the calling thread's state (mmap, pthread key). Null if memory

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs what perfcc needs to build and test on Debian 12, and nothing that
+# is already there. Safe to run again: with everything present it only checks.
+# Usage: scripts/setup.sh
+set -euo pipefail
+
+packages=(
+  cmake make g++ python3 git
+  clang-14 llvm-14-dev llvm-14-tools      # the default plugin build, lit, FileCheck
+  clang-19 llvm-19-dev llvm-19-tools      # the second LLVM major CI tests
+  libgtest-dev libbenchmark-dev           # unit tests, benchmarks
+  nodejs npm chromium                     # loading traces in speedscope
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+    missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "setup: installing ${missing[*]}" >&2
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

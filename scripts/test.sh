@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The whole test suite that needs no GPU: installs what is missing, builds
+# against LLVM 14 and runs every test but the `gpu` and `bench` labels, then
+# builds the plugin against LLVM 19 and runs the same suites there.
+# Usage: scripts/test.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+cmake --workflow --preset dev
+cmake --workflow --preset llvm19
