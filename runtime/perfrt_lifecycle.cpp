@@ -198,37 +198,3 @@ void runtimeFinish(bool inSignal) {
 
 } // namespace perfrt
 
-using namespace perfrt;
-
-__attribute__((constructor(102))) PERFRT_NOINSTR static void perfrtStart() {
-  runtimeInit();
-}
-
-__attribute__((destructor(102))) PERFRT_NOINSTR static void perfrtStop() {
-  runtimeFinish(false);
-}
-
-PERFRT_API PERFRT_NOINSTR void __perfcc_register(uint32_t abiVersion,
-                                                 perfcc_desc *begin,
-                                                 perfcc_desc *end) {
-  runtimeInit();
-  if (abiVersion != PERFCC_ABI_VERSION) {
-    writeStderr("perfcc: a module was instrumented for probe ABI " +
-                std::to_string(abiVersion) + " but this runtime speaks " +
-                std::to_string(PERFCC_ABI_VERSION) +
-                "; its functions are not recorded (rebuild it with the "
-                "matching perfcc)");
-    return;
-  }
-  gRegistry.add(begin, end, gRt.targets, gRt.flags.mode != Mode::Off);
-}
-
-PERFRT_API PERFRT_NOINSTR void perfcc_flush(void) { runtimeFinish(false); }
-
-PERFRT_API PERFRT_NOINSTR void perfcc_set_thread_name(const char *name) {
-  ThreadState *t = tlsState ? tlsState : createThreadState();
-  if (!t || !name)
-    return;
-  std::snprintf(t->name, sizeof t->name, "%s", name);
-  t->namedByApi = 1;
-}

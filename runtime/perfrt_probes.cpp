@@ -48,34 +48,13 @@ PERFRT_NOINSTR inline void release(ThreadState *t) {
   t->busy.store(0, std::memory_order_release);
 }
 
-/// Pops frames until \p fn is on top. False (and nothing popped) when \p fn
-/// is not on the stack at all: an exit without its entry.
-PERFRT_NOINSTR bool unwindTo(ThreadState *t, uint32_t fn, uint64_t now) {
-  uint32_t d = t->depth;
-  while (d > 0 && t->stack[d - 1].fn != fn)
-    --d;
-  if (d == 0)
-    return false;
-  while (t->depth > d)
-    popFrame(t, now, SpanAbandoned);
-  return true;
-}
-
 __attribute__((always_inline)) PERFRT_NOINSTR inline void
 exitWith(perfcc_desc *desc, uint32_t flags) {
-  uint64_t end = nowTicks();
+  uint64_t end = nowTicks(); // first, so bookkeeping is not charged to the call
   ThreadState *t = acquire();
   if (!t)
     return;
-  if (UNLIKELY(t->overflow)) {
-    --t->overflow;
-  } else if (LIKELY(t->depth && t->stack[t->depth - 1].fn == desc->id)) {
-    popFrame(t, end, flags);
-  } else if (unwindTo(t, desc->id, end)) {
-    popFrame(t, end, flags);
-  } else {
-    ++t->unmatchedExits;
-  }
+  exitFrame(t, desc->id, end, flags);
   release(t);
 }
 
@@ -87,25 +66,10 @@ PERFRT_API PERFRT_NOINSTR void __perfcc_enter(perfcc_desc *desc) {
     return;
   // This function's frame sits right below its caller's stack pointer.
   uintptr_t sp = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
-  uint32_t depth = t->depth;
-  // A frame recorded deeper than (below) the current one cannot still be
-  // live: its function was left without an exit probe (longjmp).
-  if (UNLIKELY(depth && t->stack[depth - 1].sp < sp)) {
+  if (UNLIKELY(needsRepair(t, sp)))
     closeAbandonedBelow(t, sp, nowTicks());
-    depth = t->depth;
-  }
-  if (UNLIKELY(depth >= MaxDepth)) {
-    ++t->overflow;
-    ++t->depthOverflows;
-    release(t);
-    return;
-  }
-  Frame &f = t->stack[depth];
-  f.fn = desc->id;
-  f.sp = sp;
-  f.childTicks = 0;
-  t->depth = depth + 1;
-  f.start = nowTicks(); // last, so bookkeeping is not charged to the call
+  if (Frame *f = pushFrame(t, desc->id, sp))
+    f->start = nowTicks(); // last, so bookkeeping is not charged to the call
   release(t);
 }
 
@@ -124,13 +88,6 @@ PERFRT_API PERFRT_NOINSTR void __perfcc_resync(perfcc_desc *desc) {
   // setjmp returned: this function's frame is live, so every frame above its
   // top-most record was abandoned by a longjmp (or this is setjmp's first
   // return, and there is nothing above it).
-  uint32_t d = t->depth;
-  while (d > 0 && t->stack[d - 1].fn != desc->id)
-    --d;
-  if (d > 0) {
-    uint64_t now = nowTicks();
-    while (t->depth > d)
-      popFrame(t, now, SpanAbandoned);
-  }
+  closeAbove(t, desc->id, nowTicks());
   release(t);
 }

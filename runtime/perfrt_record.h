@@ -1,8 +1,12 @@
-//===- perfrt_record.h - recording a completed call -----------------------===//
+//===- perfrt_record.h - the shadow stack and what a call leaves ----------===//
 //
-// Inline helpers of the hot path shared by the probes and the shadow-stack
-// repair: pop a frame, charge it to the function's aggregates and, in trace
-// mode, append its span.
+// The hot path's logic, free of clocks and stack pointers: every time and
+// stack position comes in as an argument, so the probes pass the real ones
+// and the unit tests drive exact sequences (test/unit/ShadowStackTest.cpp).
+// Push a frame on entry; on exit pop it, charge it to the function's
+// aggregates and, in trace mode, append its span; repair the stack when
+// frames were skipped (longjmp, a frame without probes that unwound), so
+// spans never overlap.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PERFRT_RECORD_H
@@ -62,6 +66,64 @@ __attribute__((always_inline)) inline void popFrame(ThreadState *t,
     appendSpan(t, SpanRecord{f.start, end, excl, f.fn, flags});
   else if (FnStats *s = statsFor(t, f.fn))
     s->add(incl, excl);
+}
+
+/// True when frames recorded below \p sp (the new call's stack position)
+/// are on the stack: they cannot be live any more, their functions were left
+/// without an exit probe (longjmp). closeAbandonedBelow closes them.
+__attribute__((always_inline)) inline bool needsRepair(const ThreadState *t,
+                                                      uintptr_t sp) {
+  return t->depth && t->stack[t->depth - 1].sp < sp;
+}
+
+/// Entry of function \p fn whose caller's stack is at \p sp. Returns the new
+/// frame, whose `start` the caller sets, or null beyond MaxDepth (counted).
+__attribute__((always_inline)) inline Frame *pushFrame(ThreadState *t,
+                                                      uint32_t fn,
+                                                      uintptr_t sp) {
+  uint32_t depth = t->depth;
+  if (__builtin_expect(depth >= MaxDepth, 0)) {
+    ++t->overflow;
+    ++t->depthOverflows;
+    return nullptr;
+  }
+  Frame &f = t->stack[depth];
+  f.fn = fn;
+  f.sp = sp;
+  f.childTicks = 0;
+  t->depth = depth + 1;
+  return &f;
+}
+
+/// Closes every frame above the top-most frame of \p fn, as abandoned, at
+/// \p now. False (nothing closed) when \p fn is not on the stack.
+inline bool closeAbove(ThreadState *t, uint32_t fn, uint64_t now) {
+  uint32_t d = t->depth;
+  while (d > 0 && t->stack[d - 1].fn != fn)
+    --d;
+  if (d == 0)
+    return false;
+  while (t->depth > d)
+    popFrame(t, now, SpanAbandoned);
+  return true;
+}
+
+/// Exit of \p fn at \p end (\p flags: SpanUnwind when an exception leaves).
+/// An exit that is not on top closes the frames above it first; one with no
+/// entry at all is counted and ignored.
+__attribute__((always_inline)) inline void exitFrame(ThreadState *t,
+                                                    uint32_t fn, uint64_t end,
+                                                    uint32_t flags) {
+  if (__builtin_expect(t->overflow != 0, 0)) {
+    --t->overflow;
+  } else if (__builtin_expect(t->depth && t->stack[t->depth - 1].fn == fn,
+                              1)) {
+    popFrame(t, end, flags);
+  } else if (closeAbove(t, fn, end)) {
+    popFrame(t, end, flags);
+  } else {
+    ++t->unmatchedExits;
+  }
 }
 
 } // namespace perfrt

@@ -31,7 +31,11 @@
 std::atomic<int> running{0};
 volatile int sink;
 
-__attribute__((noinline)) void work(int v) { sink = v; }
+// About a microsecond per call, so the trace stays small.
+__attribute__((noinline)) void work(int v) {
+  for (int i = 0; i < 3000; ++i)
+    sink = v + i;
+}
 
 __attribute__((noinline)) void spin() {
   running.fetch_add(1);
@@ -45,7 +49,7 @@ int main() {
     threads.emplace_back(spin);
   while (running.load() < 4)
     std::this_thread::yield();
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
   std::raise(SIGTERM);
   for (std::thread &t : threads)
     t.join(); // not reached

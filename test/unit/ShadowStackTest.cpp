@@ -1,0 +1,124 @@
+// The runtime's shadow stack driven with exact times and stack positions:
+// inclusive and exclusive time, and the repairs that keep spans from
+// overlapping when frames are skipped (longjmp, unprobed unwinding).
+#include "perfrt_record.h"
+
+#include <gtest/gtest.h>
+
+using namespace perfrt;
+
+namespace {
+
+class ShadowStack : public ::testing::Test {
+protected:
+  void SetUp() override {
+    threadsInit();
+    t = createThreadState();
+    ASSERT_NE(t, nullptr);
+  }
+  void TearDown() override { tlsState = nullptr; }
+
+  void enter(uint32_t fn, uintptr_t sp, uint64_t time) {
+    if (needsRepair(t, sp))
+      closeAbandonedBelow(t, sp, time);
+    Frame *f = pushFrame(t, fn, sp);
+    ASSERT_NE(f, nullptr);
+    f->start = time;
+  }
+  const FnStats &stats(uint32_t fn) { return *statsFor(t, fn); }
+
+  ThreadState *t = nullptr;
+};
+
+TEST_F(ShadowStack, NestedCallsGetInclusiveAndExclusiveTime) {
+  enter(1, 1000, 100);
+  enter(2, 900, 110);
+  exitFrame(t, 2, 140, 0);
+  enter(2, 900, 150);
+  exitFrame(t, 2, 160, 0);
+  exitFrame(t, 1, 200, 0);
+  EXPECT_EQ(t->depth, 0u);
+  EXPECT_EQ(stats(1).calls, 1u);
+  EXPECT_EQ(stats(1).inclTotal, 100u);
+  EXPECT_EQ(stats(1).exclTotal, 60u);
+  EXPECT_EQ(stats(2).calls, 2u);
+  EXPECT_EQ(stats(2).inclTotal, 40u);
+  EXPECT_EQ(stats(2).exclTotal, 40u);
+  EXPECT_EQ(stats(2).inclMax, 30u);
+}
+
+TEST_F(ShadowStack, ExitOfOuterFrameClosesSkippedInnerFramesAsAbandoned) {
+  enter(1, 1000, 0);
+  enter(2, 900, 10);
+  enter(3, 800, 20);
+  exitFrame(t, 1, 50, 0); // 2 and 3 never exited (unprobed frame unwound)
+  EXPECT_EQ(t->depth, 0u);
+  EXPECT_EQ(t->abandonedFrames, 2u);
+  EXPECT_EQ(stats(3).inclTotal, 30u);
+  EXPECT_EQ(stats(2).inclTotal, 40u);
+  EXPECT_EQ(stats(2).exclTotal, 10u);
+  EXPECT_EQ(stats(1).inclTotal, 50u);
+  EXPECT_EQ(stats(1).exclTotal, 10u);
+}
+
+TEST_F(ShadowStack, EntryAboveRecordedFramesClosesThemFirst) {
+  // main (sp 1000) calls a (sp 900) calls b (sp 800); b longjmps back into
+  // main, which then calls c from the same depth as a: a and b are dead.
+  enter(1, 1000, 0);
+  enter(2, 900, 10);
+  enter(3, 800, 20);
+  enter(4, 950, 30); // above b and a: they cannot be live
+  EXPECT_EQ(t->depth, 2u);
+  EXPECT_EQ(t->stack[0].fn, 1u);
+  EXPECT_EQ(t->stack[1].fn, 4u);
+  EXPECT_EQ(t->abandonedFrames, 2u);
+  exitFrame(t, 4, 40, 0);
+  exitFrame(t, 1, 50, 0);
+  EXPECT_EQ(stats(2).inclTotal, 20u);
+  EXPECT_EQ(stats(1).exclTotal, 50u - 20u - 10u);
+}
+
+TEST_F(ShadowStack, EntryAtTheSameStackPositionNests) {
+  // An inlined callee's probes run in its caller's frame (early stage).
+  enter(1, 1000, 0);
+  enter(2, 1000, 5);
+  EXPECT_EQ(t->depth, 2u);
+  exitFrame(t, 2, 7, 0);
+  exitFrame(t, 1, 9, 0);
+  EXPECT_EQ(t->abandonedFrames, 0u);
+  EXPECT_EQ(stats(1).exclTotal, 7u);
+}
+
+TEST_F(ShadowStack, ResyncClosesFramesAboveTheLiveOne) {
+  enter(1, 1000, 0); // calls setjmp
+  enter(2, 900, 10);
+  enter(3, 800, 20);
+  EXPECT_TRUE(closeAbove(t, 1, 30)); // setjmp returned again in 1
+  EXPECT_EQ(t->depth, 1u);
+  EXPECT_EQ(t->abandonedFrames, 2u);
+}
+
+TEST_F(ShadowStack, ExitWithoutEntryIsCountedAndIgnored) {
+  enter(1, 1000, 0);
+  exitFrame(t, 7, 10, 0);
+  EXPECT_EQ(t->unmatchedExits, 1u);
+  EXPECT_EQ(t->depth, 1u);
+}
+
+TEST_F(ShadowStack, CallsBeyondMaxDepthAreCountedNotRecorded) {
+  for (uint32_t i = 0; i < MaxDepth + 3; ++i) {
+    if (needsRepair(t, 100000 - i))
+      closeAbandonedBelow(t, 100000 - i, i);
+    if (Frame *f = pushFrame(t, 1, 100000 - i))
+      f->start = i;
+  }
+  EXPECT_EQ(t->depth, MaxDepth);
+  EXPECT_EQ(t->depthOverflows, 3u);
+  for (uint32_t i = 0; i < MaxDepth + 3; ++i)
+    exitFrame(t, 1, 10000, 0);
+  EXPECT_EQ(t->depth, 0u);
+  EXPECT_EQ(stats(1).calls, MaxDepth);
+  EXPECT_EQ(t->unmatchedExits, 0u);
+}
+
+} // namespace
