@@ -83,7 +83,7 @@ void initOnceBody() {
     std::optional<perfcc::Selection> targets =
         perfcc::Selection::parseFile(gRt.flags.targets, error);
     if (!targets) {
-      writeStderr(error);
+      writeStderr("perfcc: PERFCC_TARGETS: " + error);
       _exit(2);
     }
     gRt.targets = new perfcc::Selection(std::move(*targets));
@@ -145,7 +145,7 @@ void runtimeFinish(bool inSignal) {
   sleepMs(1);
   ThreadState *self = tlsState;
   for (ThreadState *t = allThreads(); t; t = t->next)
-    for (int i = 0; i < 100 && t != self &&
+    for (int i = 0; i < 100 && t != self && !t->dead &&
                     t->busy.load(std::memory_order_acquire);
          ++i)
       sleepMs(1);
@@ -184,7 +184,7 @@ void runtimeFinish(bool inSignal) {
   if (gRt.trace)
     line += traceOk ? std::string("wrote ") + tracePath + " and "
                     : std::string("could not write the trace; wrote ");
-  line += summaryOk ? std::string(summaryPath)
+  line += summaryOk ? std::string(gRt.trace ? "" : "wrote ") + summaryPath
                     : std::string("no summary (") + summaryPath +
                           ": " + std::strerror(errno) + ")";
   writeStderr(line);

@@ -31,7 +31,8 @@ PERFRT_NOINSTR inline ThreadState *acquire() {
     if (!t)
       return nullptr;
   }
-  if (UNLIKELY(t->busy.load(std::memory_order_relaxed) | t->dead))
+  // A finished thread keeps `busy` set for good (see onThreadExit).
+  if (UNLIKELY(t->busy.load(std::memory_order_relaxed)))
     return nullptr;
   t->busy.store(1, std::memory_order_relaxed);
   // Orders the guard against a signal handler on this same thread.

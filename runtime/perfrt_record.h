@@ -20,15 +20,6 @@
 
 namespace perfrt {
 
-__attribute__((always_inline)) inline FnStats *statsFor(ThreadState *t,
-                                                        uint32_t fn) {
-  FnStats **page = t->stats[fn / StatsPageSize];
-  FnStats *s = page ? page[fn % StatsPageSize] : nullptr;
-  if (__builtin_expect(s != nullptr, 1))
-    return s;
-  return createThreadStats(t, fn);
-}
-
 __attribute__((always_inline)) inline void appendSpan(ThreadState *t,
                                                       const SpanRecord &r) {
   SpanChunk *c = t->chunk;
@@ -64,7 +55,7 @@ __attribute__((always_inline)) inline void popFrame(ThreadState *t,
   // thread; in summary mode there is no writer and this thread does it.
   if (gRt.trace)
     appendSpan(t, SpanRecord{f.start, end, excl, f.fn, flags});
-  else if (FnStats *s = statsFor(t, f.fn))
+  else if (FnStats *s = t->stats.get(f.fn, t->arena))
     s->add(incl, excl);
 }
 
@@ -105,6 +96,8 @@ inline bool closeAbove(ThreadState *t, uint32_t fn, uint64_t now) {
     return false;
   while (t->depth > d)
     popFrame(t, now, SpanAbandoned);
+  // Calls deeper than MaxDepth (never recorded) are above this frame too.
+  t->overflow = 0;
   return true;
 }
 

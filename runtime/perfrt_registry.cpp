@@ -24,11 +24,11 @@ const char *copyString(const char *s) { return strdup(s ? s : ""); }
 void Registry::add(perfcc_desc *begin, perfcc_desc *end,
                    const perfcc::Selection *selection, bool recordAll) {
   std::lock_guard<std::mutex> lock(registryMutex);
-  if (std::find(sections, sections + sectionCount, begin) !=
-      sections + sectionCount)
-    return; // every module of a DSO may call; the first one registers
-  if (sectionCount < MaxSections)
-    sections[sectionCount++] = begin;
+  // Every module of a DSO may call with the same section; the first call
+  // registers it. (Not by address: a library dlclose'd and loaded again may
+  // come back at the same address, with fresh descriptors.)
+  if (begin < end && begin->id != 0)
+    return;
 
   for (perfcc_desc *d = begin; d < end; ++d) {
     if (d->id != 0)
@@ -80,7 +80,6 @@ std::vector<bool> Registry::usedRules(size_t ruleCount) const {
 
 void Registry::resetForTest() {
   std::lock_guard<std::mutex> lock(registryMutex);
-  sectionCount = 0;
   std::fill(used, used + MaxRules, false);
   count.store(0);
 }

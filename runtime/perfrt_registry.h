@@ -57,12 +57,9 @@ public:
 private:
   // Plain arrays, not containers: the registry is constant-initialized and
   // never destroyed (the exit-time flush reads it after static destructors).
-  static constexpr unsigned MaxSections = 4096;
   static constexpr unsigned MaxRules = 4096;
   std::atomic<FunctionRecord *> pages[MaxPages] = {};
   std::atomic<uint32_t> count{0};
-  perfcc_desc *sections[MaxSections] = {}; // begins already registered
-  unsigned sectionCount = 0;
   bool used[MaxRules] = {};
 };
 

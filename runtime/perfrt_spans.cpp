@@ -48,7 +48,6 @@ void pushQueue(SpanChunk *c) {
 }
 
 PERFRT_NOINSTR void *writerMain(void *) {
-  // The writer never records itself: mark its thread dead before anything.
   pthread_setname_np(pthread_self(), "perfcc-writer");
   pthread_mutex_lock(&poolLock);
   for (;;) {
@@ -73,10 +72,20 @@ PERFRT_NOINSTR void *writerMain(void *) {
 
 void spansInit(size_t cap) { capBytes = cap; }
 
+namespace {
+/// A span that cannot be recorded still counts in the summary: this thread
+/// charges it to its own table (the writer owns spanStats).
+void dropSpan(ThreadState *t, const SpanRecord &r) {
+  ++t->droppedSpans;
+  if (FnStats *s = t->stats.get(r.fn, t->arena))
+    s->add(r.end > r.start ? r.end - r.start : 0, r.exclusive);
+}
+} // namespace
+
 void spansAppendSlow(ThreadState *t, const SpanRecord &r) {
   if (t->dropBudget) {
     --t->dropBudget;
-    ++t->droppedSpans;
+    dropSpan(t, r);
     return;
   }
   // The records were written with streaming stores (appendSpan): make them
@@ -106,7 +115,7 @@ void spansAppendSlow(ThreadState *t, const SpanRecord &r) {
   }
   pthread_mutex_unlock(&poolLock);
   if (!c) {
-    ++t->droppedSpans;
+    dropSpan(t, r);
     t->dropBudget = DropBatch;
     return;
   }

@@ -11,6 +11,7 @@
 #ifndef PERFRT_STATS_H
 #define PERFRT_STATS_H
 
+#include <cstddef>
 #include <cstdint>
 
 namespace perfrt {
@@ -92,6 +93,35 @@ struct FnStats {
     incl.merge(o.incl);
     excl.merge(o.excl);
   }
+};
+
+constexpr uint32_t StatsPageSize = 256;
+constexpr uint32_t StatsPages = 4096; // covers the registry's million ids
+
+/// Bump allocator over mmap'd blocks: each has exactly one user at a time.
+struct Arena {
+  char *next;
+  size_t left;
+};
+
+/// FnStats by function id, created on first use. Plain data, zero = empty.
+struct StatsTable {
+  FnStats **pages[StatsPages];
+
+  const FnStats *find(uint32_t fn) const {
+    FnStats *const *page = pages[fn / StatsPageSize];
+    return page ? page[fn % StatsPageSize] : nullptr;
+  }
+  /// The stats of \p fn, created from \p arena on first use; null when
+  /// memory ran out.
+  __attribute__((always_inline)) FnStats *get(uint32_t fn, Arena &arena) {
+    FnStats **page = pages[fn / StatsPageSize];
+    FnStats *s = page ? page[fn % StatsPageSize] : nullptr;
+    if (__builtin_expect(s != nullptr, 1))
+      return s;
+    return create(fn, arena);
+  }
+  FnStats *create(uint32_t fn, Arena &arena);
 };
 
 } // namespace perfrt

@@ -16,9 +16,29 @@
 namespace perfrt {
 namespace {
 
-const FnStats *statsOf(const ThreadState *t, uint32_t fn) {
-  FnStats *const *page = t->stats[fn / StatsPageSize];
-  return page ? page[fn % StatsPageSize] : nullptr;
+// Static, not on the stack: ~2.8 KiB each, and this may run in a signal
+// handler on a small stack.
+FnStats scratchStats, sum;
+
+/// Both tables of a thread merged into \p out; false when \p fn has none.
+bool statsOf(const ThreadState *t, uint32_t fn, FnStats &out) {
+  const FnStats *own = t->stats.find(fn), *spans = t->spanStats.find(fn);
+  if (!own && !spans)
+    return false;
+  out = FnStats{};
+  if (own)
+    out.merge(*own);
+  if (spans)
+    out.merge(*spans);
+  return true;
+}
+
+/// A percentile from the histogram: a bucket's midpoint, which can lie above
+/// the largest value seen, so it is capped there.
+uint64_t percentile(const Histogram &h, double q, uint64_t calls,
+                    uint64_t max) {
+  uint64_t v = uint64_t(h.quantile(q, calls));
+  return durationToNs(v < max ? v : max);
 }
 
 void timeObject(JsonOut &out, const char *name, uint64_t total, uint64_t max,
@@ -26,8 +46,8 @@ void timeObject(JsonOut &out, const char *name, uint64_t total, uint64_t max,
   out.key(name).ch('{');
   out.key("total", true).u64(durationToNs(total));
   out.key("mean").u64(calls ? durationToNs(total / calls) : 0);
-  out.key("p50").u64(durationToNs(uint64_t(h.quantile(0.50, calls))));
-  out.key("p99").u64(durationToNs(uint64_t(h.quantile(0.99, calls))));
+  out.key("p50").u64(percentile(h, 0.50, calls, max));
+  out.key("p99").u64(percentile(h, 0.99, calls, max));
   out.key("max").u64(durationToNs(max));
   out.ch('}');
 }
@@ -64,9 +84,9 @@ bool summaryWrite(char *path, unsigned pathSize, const char *traceFile) {
   for (uint32_t fn = 1; fn <= n; ++fn) {
     uint64_t calls = 0, total = 0;
     for (ThreadState *t = allThreads(); t; t = t->next)
-      if (const FnStats *s = statsOf(t, fn)) {
-        calls += s->calls;
-        total += s->inclTotal;
+      if (statsOf(t, fn, scratchStats)) {
+        calls += scratchStats.calls;
+        total += scratchStats.inclTotal;
       }
     if (calls) {
       incl[fn] = total;
@@ -102,14 +122,13 @@ bool summaryWrite(char *path, unsigned pathSize, const char *traceFile) {
   out.ch('}');
 
   out.key("functions").ch('[');
-  static FnStats sum; // ~2.8 KiB: static for the same reason as `out`
   for (uint32_t i = 0; i < used; ++i) {
     uint32_t fn = order[i];
     const FunctionRecord &f = gRegistry.get(fn);
     sum = FnStats{};
     for (ThreadState *t = allThreads(); t; t = t->next)
-      if (const FnStats *s = statsOf(t, fn))
-        sum.merge(*s);
+      if (statsOf(t, fn, scratchStats))
+        sum.merge(scratchStats);
     out.raw(i ? ",\n" : "\n").ch('{');
     out.key("name", true).str(f.name);
     out.key("mangled").str(f.mangled);
@@ -119,13 +138,12 @@ bool summaryWrite(char *path, unsigned pathSize, const char *traceFile) {
     out.key("threads").ch('[');
     bool first = true;
     for (ThreadState *t = allThreads(); t; t = t->next) {
-      const FnStats *s = statsOf(t, fn);
-      if (!s || !s->calls)
+      if (!statsOf(t, fn, scratchStats) || !scratchStats.calls)
         continue;
       out.raw(first ? "" : ",").ch('{');
       first = false;
       out.key("tid", true).u64(t->tid);
-      statsFields(out, *s);
+      statsFields(out, scratchStats);
       out.ch('}');
     }
     out.raw("]}");
@@ -136,9 +154,10 @@ bool summaryWrite(char *path, unsigned pathSize, const char *traceFile) {
   bool first = true;
   for (ThreadState *t = allThreads(); t; t = t->next) {
     uint64_t calls = 0;
-    for (uint32_t fn = 1; fn <= n; ++fn)
-      if (const FnStats *s = statsOf(t, fn))
-        calls += s->calls;
+    for (uint32_t fn = 1; fn <= n; ++fn) {
+      const FnStats *own = t->stats.find(fn), *spans = t->spanStats.find(fn);
+      calls += (own ? own->calls : 0) + (spans ? spans->calls : 0);
+    }
     out.raw(first ? "\n" : ",\n").ch('{');
     first = false;
     out.key("tid", true).u64(t->tid);

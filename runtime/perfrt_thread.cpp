@@ -25,20 +25,20 @@ void *mapZeroed(size_t bytes) {
   return p == MAP_FAILED ? nullptr : p;
 }
 
-void *arenaAlloc(ThreadState *t, size_t bytes) {
+void *arenaAlloc(Arena &arena, size_t bytes) {
   bytes = (bytes + 15) & ~size_t(15);
-  if (t->arenaLeft < bytes) {
+  if (arena.left < bytes) {
     size_t size = bytes > ArenaBytes ? bytes : ArenaBytes;
-    t->arena = static_cast<char *>(mapZeroed(size));
-    if (!t->arena) {
-      t->arenaLeft = 0;
+    arena.next = static_cast<char *>(mapZeroed(size));
+    if (!arena.next) {
+      arena.left = 0;
       return nullptr;
     }
-    t->arenaLeft = size;
+    arena.left = size;
   }
-  void *p = t->arena;
-  t->arena += bytes;
-  t->arenaLeft -= bytes;
+  void *p = arena.next;
+  arena.next += bytes;
+  arena.left -= bytes;
   return p;
 }
 
@@ -60,8 +60,8 @@ PERFRT_NOINSTR void onThreadExit(void *arg) {
   }
   t->dead = 1;
   // The shadow stack is no longer needed; its stats stay for the summary.
+  // `busy` stays set: later probes on this thread return at its first check.
   madvise(t->stack, sizeof t->stack, MADV_DONTNEED);
-  t->busy.store(0, std::memory_order_release);
 }
 
 } // namespace
@@ -85,18 +85,18 @@ ThreadState *createThreadState() {
   return t;
 }
 
-FnStats *createThreadStats(ThreadState *t, uint32_t fn) {
+FnStats *StatsTable::create(uint32_t fn, Arena &arena) {
   uint32_t page = fn / StatsPageSize;
   if (page >= StatsPages)
     return nullptr;
-  if (!t->stats[page]) {
-    t->stats[page] = static_cast<FnStats **>(
-        arenaAlloc(t, StatsPageSize * sizeof(FnStats *)));
-    if (!t->stats[page])
+  if (!pages[page]) {
+    pages[page] = static_cast<FnStats **>(
+        arenaAlloc(arena, StatsPageSize * sizeof(FnStats *)));
+    if (!pages[page])
       return nullptr;
   }
-  FnStats *s = static_cast<FnStats *>(arenaAlloc(t, sizeof(FnStats)));
-  t->stats[page][fn % StatsPageSize] = s;
+  FnStats *s = static_cast<FnStats *>(arenaAlloc(arena, sizeof(FnStats)));
+  pages[page][fn % StatsPageSize] = s;
   return s;
 }
 
@@ -116,6 +116,8 @@ ThreadState *allThreads() {
 void closeAbandonedBelow(ThreadState *t, uintptr_t sp, uint64_t now) {
   while (t->depth && t->stack[t->depth - 1].sp < sp)
     popFrame(t, now, SpanAbandoned);
+  // Calls deeper than MaxDepth were deeper still: dead too.
+  t->overflow = 0;
 }
 
 void threadsAfterFork() {

@@ -41,18 +41,21 @@ enum SpanFlags : uint32_t {
 };
 
 constexpr uint32_t MaxDepth = 512;
-constexpr uint32_t StatsPageSize = 256;
-constexpr uint32_t StatsPages = 4096; // covers Registry's million ids
 
 struct ThreadState {
   // Hot fields first.
   uint32_t depth;
   uint32_t overflow; // calls deeper than MaxDepth: counted, not recorded
   std::atomic<uint32_t> busy; // recursion guard (signal handlers)
-  uint32_t dead;              // finished: probes return at once
+  uint32_t dead;              // finished (then `busy` stays set too)
   SpanChunk *chunk;           // current chunk for trace spans
-  FnStats **stats[StatsPages];
+  // Aggregates this thread charges itself: every call in summary mode, the
+  // calls whose spans were dropped in trace mode.
+  StatsTable stats;
   Frame stack[MaxDepth];
+  // Aggregates the writer charges from this thread's spans (trace mode),
+  // from its own arena: the two tables never share a writer.
+  StatsTable spanStats;
 
   // Cold.
   uint32_t tid;
@@ -63,8 +66,7 @@ struct ThreadState {
   uint64_t abandonedFrames;
   char name[64];
   uint32_t namedByApi; // perf_thread_name() was called: keep t->name
-  char *arena; // bump allocator for FnStats
-  size_t arenaLeft;
+  Arena arena; // for `stats`
   ThreadState *next; // all states, newest first
 };
 
@@ -82,9 +84,6 @@ extern __thread ThreadState *tlsState
 /// ran out or the runtime is not recording.
 ThreadState *createThreadState();
 
-/// Creates the stats of function \p fn on thread \p t (slow path of
-/// statsFor in perfrt_record.h). Null when memory ran out.
-FnStats *createThreadStats(ThreadState *t, uint32_t fn);
 
 /// Reads the thread's current name from the kernel into t->name.
 void refreshThreadName(ThreadState *t);

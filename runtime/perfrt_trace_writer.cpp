@@ -28,6 +28,7 @@ bool spillFailed = false;
 uint64_t spillLostSpans = 0; // chunks the spill file could not take
 char spillPath[4096];
 SpanChunk spillBuffer; // one chunk read back at a time (64 KiB, static)
+Arena writerArena;     // for every thread's spanStats: one converter at a time
 
 bool writeAll(int fd, const void *data, size_t size) {
   const char *p = static_cast<const char *>(data);
@@ -171,7 +172,7 @@ void traceConvertChunk(SpanChunk *c) {
   for (uint32_t i = 0; i < n; ++i) {
     const SpanRecord &r = c->records[i];
     // In trace mode the aggregates are charged here, one writer at a time.
-    if (FnStats *s = statsFor(c->owner, r.fn))
+    if (FnStats *s = c->owner->spanStats.get(r.fn, writerArena))
       s->add(r.end > r.start ? r.end - r.start : 0, r.exclusive);
     writeSpan(r, c->tid);
   }

@@ -25,7 +25,7 @@ protected:
     ASSERT_NE(f, nullptr);
     f->start = time;
   }
-  const FnStats &stats(uint32_t fn) { return *statsFor(t, fn); }
+  const FnStats &stats(uint32_t fn) { return *t->stats.find(fn); }
 
   ThreadState *t = nullptr;
 };
@@ -96,6 +96,22 @@ TEST_F(ShadowStack, ResyncClosesFramesAboveTheLiveOne) {
   EXPECT_TRUE(closeAbove(t, 1, 30)); // setjmp returned again in 1
   EXPECT_EQ(t->depth, 1u);
   EXPECT_EQ(t->abandonedFrames, 2u);
+}
+
+TEST_F(ShadowStack, RepairAlsoForgetsCallsBeyondMaxDepth) {
+  // A longjmp from deeper than MaxDepth back into a recorded frame: the
+  // unrecorded calls are gone too, so later exits must match again.
+  for (uint32_t i = 0; i < MaxDepth + 5; ++i)
+    if (Frame *f = pushFrame(t, i < 2 ? i + 1 : 3, 100000 - i))
+      f->start = i;
+  EXPECT_EQ(t->overflow, 5u);
+  EXPECT_TRUE(closeAbove(t, 2, 1000)); // setjmp returned in function 2
+  EXPECT_EQ(t->overflow, 0u);
+  EXPECT_EQ(t->depth, 2u);
+  exitFrame(t, 2, 1100, 0);
+  exitFrame(t, 1, 1200, 0);
+  EXPECT_EQ(t->depth, 0u);
+  EXPECT_EQ(t->unmatchedExits, 0u);
 }
 
 TEST_F(ShadowStack, ExitWithoutEntryIsCountedAndIgnored) {

@@ -23,11 +23,10 @@
 // SUMMARY-NEXT: function main calls=1
 // SUMMARY-NEXT: function parse calls=1
 
-// FILE: "name":"check_token","mangled":"check_token","file":"{{.*}}c-program-is-instrumented.c","line":[[#@LINE+4]]
-
 #include <stdio.h>
 
 static volatile int sink;
+// FILE: "name":"check_token","mangled":"check_token","file":"{{.*}}/c-program-is-instrumented.c","line":[[#@LINE+1]],
 static __attribute__((noinline)) int check_token(const char *s) {
   sink = s[0];
   return s[0] != '\0';
