@@ -36,6 +36,7 @@ struct Flags {
   Cupti cupti = Cupti::Auto;
   bool nvtx = false;
   uint64_t bufferMb = 64;
+  uint64_t traceMaxMb = 1024;
   ClockChoice clock = ClockChoice::Auto;
   bool help = false;
 };

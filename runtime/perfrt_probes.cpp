@@ -22,12 +22,16 @@ namespace {
 
 /// The calling thread's state if it may record now, else null. Sets the
 /// recursion guard; every non-null return must be paired with release().
+__attribute__((noinline, cold)) PERFRT_NOINSTR ThreadState *firstProbe() {
+  if (!gRt.recording.load(std::memory_order_relaxed))
+    return nullptr;
+  return createThreadState();
+}
+
 PERFRT_NOINSTR inline ThreadState *acquire() {
   ThreadState *t = tlsState;
   if (UNLIKELY(!t)) {
-    if (!gRt.recording.load(std::memory_order_relaxed))
-      return nullptr;
-    t = createThreadState();
+    t = firstProbe();
     if (!t)
       return nullptr;
   }

@@ -20,23 +20,23 @@
 
 namespace perfrt {
 
-__attribute__((always_inline)) inline void appendSpan(ThreadState *t,
-                                                      const SpanRecord &r) {
+__attribute__((always_inline)) inline void
+appendSpan(ThreadState *t, uint64_t start, uint64_t end, uint64_t exclusive,
+           uint32_t fn, uint32_t flags) {
   SpanChunk *c = t->chunk;
   if (__builtin_expect(!c || c->count == ChunkRecords, 0))
-    return spansAppendSlow(t, r);
+    return spansAppendSlow(t, SpanRecord{start, end, exclusive, fn, flags});
   // Non-temporal stores: the writer thread reads a chunk on another core, so
   // a recycled chunk's lines live in that core's cache, and ordinary stores
   // would pull each line back first (measured: +15 ns a span). Streaming
   // stores skip the read. spansAppendSlow fences before a chunk changes
   // hands.
-  auto *dst = reinterpret_cast<long long *>(&c->records[c->count]);
-  const auto *src = reinterpret_cast<const long long *>(&r);
   static_assert(sizeof(SpanRecord) == 4 * sizeof(long long), "4 words");
-  _mm_stream_si64(dst + 0, src[0]);
-  _mm_stream_si64(dst + 1, src[1]);
-  _mm_stream_si64(dst + 2, src[2]);
-  _mm_stream_si64(dst + 3, src[3]);
+  auto *dst = reinterpret_cast<long long *>(&c->records[c->count]);
+  _mm_stream_si64(dst + 0, (long long)start);
+  _mm_stream_si64(dst + 1, (long long)end);
+  _mm_stream_si64(dst + 2, (long long)exclusive);
+  _mm_stream_si64(dst + 3, (long long)(uint64_t(flags) << 32 | fn));
   __atomic_store_n(&c->count, c->count + 1, __ATOMIC_RELEASE);
 }
 
@@ -54,7 +54,7 @@ __attribute__((always_inline)) inline void popFrame(ThreadState *t,
   // In trace mode the writer charges the span to the aggregates, off this
   // thread; in summary mode there is no writer and this thread does it.
   if (gRt.trace)
-    appendSpan(t, SpanRecord{f.start, end, excl, f.fn, flags});
+    appendSpan(t, f.start, end, excl, f.fn, flags);
   else if (FnStats *s = t->stats.get(f.fn, t->arena))
     s->add(incl, excl);
 }
@@ -101,22 +101,30 @@ inline bool closeAbove(ThreadState *t, uint32_t fn, uint64_t now) {
   return true;
 }
 
+/// The uncommon exits: beyond MaxDepth, not on top, or without an entry.
+__attribute__((noinline, cold)) inline void
+exitFrameSlow(ThreadState *t, uint32_t fn, uint64_t end, uint32_t flags) {
+  if (t->overflow) {
+    --t->overflow;
+  } else if (closeAbove(t, fn, end)) {
+    popFrame(t, end, flags);
+  } else {
+    ++t->unmatchedExits;
+  }
+}
+
 /// Exit of \p fn at \p end (\p flags: SpanUnwind when an exception leaves).
 /// An exit that is not on top closes the frames above it first; one with no
 /// entry at all is counted and ignored.
 __attribute__((always_inline)) inline void exitFrame(ThreadState *t,
                                                     uint32_t fn, uint64_t end,
                                                     uint32_t flags) {
-  if (__builtin_expect(t->overflow != 0, 0)) {
-    --t->overflow;
-  } else if (__builtin_expect(t->depth && t->stack[t->depth - 1].fn == fn,
-                              1)) {
+  if (__builtin_expect(!t->overflow && t->depth &&
+                           t->stack[t->depth - 1].fn == fn,
+                       1))
     popFrame(t, end, flags);
-  } else if (closeAbove(t, fn, end)) {
-    popFrame(t, end, flags);
-  } else {
-    ++t->unmatchedExits;
-  }
+  else
+    exitFrameSlow(t, fn, end, flags);
 }
 
 } // namespace perfrt

@@ -98,7 +98,8 @@ bool summaryWrite(char *path, unsigned pathSize, const char *traceFile) {
 
   static JsonOut out; // 64 KiB buffer: not on a signal handler's stack
   out.setFd(fd);
-  uint64_t dropped = 0, overflows = 0, unmatched = 0, abandoned = 0;
+  uint64_t dropped = traceDroppedSpans(), overflows = 0, unmatched = 0,
+           abandoned = 0;
   for (ThreadState *t = allThreads(); t; t = t->next) {
     dropped += t->droppedSpans;
     overflows += t->depthOverflows;

@@ -25,7 +25,8 @@ bool firstEvent = true;
 char tracePath[4096];
 int spillFd = -1;
 bool spillFailed = false;
-uint64_t spillLostSpans = 0; // chunks the spill file could not take
+uint64_t spillLostSpans = 0; // spans the spill file could not take
+uint64_t spillBytes = 0;
 char spillPath[4096];
 SpanChunk spillBuffer; // one chunk read back at a time (64 KiB, static)
 Arena writerArena;     // for every thread's spanStats: one converter at a time
@@ -143,8 +144,19 @@ void traceSpillChunk(SpanChunk *c) {
     spillFailed = spillFd < 0;
   }
   size_t bytes = ChunkHeader + size_t(n) * sizeof(SpanRecord);
-  if (spillFailed || !writeAll(spillFd, c, bytes))
-    spillLostSpans += n; // counted in the metadata as dropped
+  uint64_t cap = gRt.flags.traceMaxMb << 20;
+  bool full = cap && spillBytes + bytes > cap;
+  if (!full && !spillFailed && writeAll(spillFd, c, bytes)) {
+    spillBytes += bytes;
+    return;
+  }
+  // Not in the trace, but still in the summary: charge the spans here.
+  spillLostSpans += n;
+  for (uint32_t i = 0; i < n; ++i) {
+    const SpanRecord &r = c->records[i];
+    if (FnStats *s = c->owner->spanStats.get(r.fn, writerArena))
+      s->add(r.end > r.start ? r.end - r.start : 0, r.exclusive);
+  }
 }
 
 void traceConvertSpill() {
@@ -214,6 +226,8 @@ bool traceFinish(char *path, unsigned pathSize) {
   return written;
 }
 
+uint64_t traceDroppedSpans() { return spillLostSpans; }
+
 void traceAfterFork() {
   // The spill file and the trace are the parent's.
   if (spillFd >= 0)
@@ -221,6 +235,7 @@ void traceAfterFork() {
   spillFd = -1;
   spillFailed = false;
   spillLostSpans = 0;
+  spillBytes = 0;
   // Drop the parent's unwritten bytes and its descriptor.
   out.setFd(-1);
   out.flush();

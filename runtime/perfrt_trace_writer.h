@@ -39,6 +39,10 @@ void outputPath(const char *kind, char *path, unsigned pathSize);
 /// Creates the output folder (and parents). Returns errno or 0.
 int makeOutputDir();
 
+/// Spans the spill file did not take (PERFCC_TRACE_MAX_MB reached, or a
+/// write failed): in the summary, not in the trace.
+uint64_t traceDroppedSpans();
+
 /// In a forked child: the parent's open trace file is not ours.
 void traceAfterFork();
 
