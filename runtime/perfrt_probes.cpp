@@ -2,10 +2,17 @@
 //
 // Invariants (docs/architecture.md): no allocation and no locks on the common
 // path, a recursion guard in every handler, nothing here is instrumented.
-// Enter pushes a frame on the thread's shadow stack; exit pops it, updates
-// the function's aggregates and, in trace mode, appends one complete span.
-// The shadow stack is repaired when frames were skipped (longjmp, a frame
-// without probes that unwound), so spans never overlap.
+// Enter pushes a frame on the thread's shadow stack; exit pops it and, in
+// trace mode, appends one complete span (in summary mode it charges the
+// function's aggregates). The shadow stack is repaired when frames were
+// skipped (longjmp, a frame without probes that unwound), so spans never
+// overlap.
+//
+// Each probe is a fast path that handles the common case with no call but
+// the clock, and a slow path it tail-calls for everything else (first probe
+// of a thread, repairs, a full chunk, summary mode). Keeping the calls out of
+// the fast path keeps it free of register saves: measured, the pair went
+// from 33 to 27 ns here with the chunk and signalling changes of the writer.
 //
 //===----------------------------------------------------------------------===//
 #include "perfrt_clock.h"
@@ -22,26 +29,22 @@ namespace {
 
 /// The calling thread's state if it may record now, else null. Sets the
 /// recursion guard; every non-null return must be paired with release().
-__attribute__((noinline, cold)) PERFRT_NOINSTR ThreadState *firstProbe() {
-  if (!gRt.recording.load(std::memory_order_relaxed))
-    return nullptr;
-  return createThreadState();
-}
-
-PERFRT_NOINSTR inline ThreadState *acquire() {
+PERFRT_NOINSTR ThreadState *acquire() {
   ThreadState *t = tlsState;
   if (UNLIKELY(!t)) {
-    t = firstProbe();
+    if (!gRt.recording.load(std::memory_order_relaxed))
+      return nullptr;
+    t = createThreadState();
     if (!t)
       return nullptr;
   }
   // A finished thread keeps `busy` set for good (see onThreadExit).
-  if (UNLIKELY(t->busy.load(std::memory_order_relaxed)))
+  if (t->busy.load(std::memory_order_relaxed))
     return nullptr;
   t->busy.store(1, std::memory_order_relaxed);
   // Orders the guard against a signal handler on this same thread.
   std::atomic_signal_fence(std::memory_order_seq_cst);
-  if (UNLIKELY(!gRt.recording.load(std::memory_order_relaxed))) {
+  if (!gRt.recording.load(std::memory_order_relaxed)) {
     t->busy.store(0, std::memory_order_relaxed);
     return nullptr;
   }
@@ -53,9 +56,20 @@ PERFRT_NOINSTR inline void release(ThreadState *t) {
   t->busy.store(0, std::memory_order_release);
 }
 
-__attribute__((always_inline)) PERFRT_NOINSTR inline void
-exitWith(perfcc_desc *desc, uint32_t flags) {
-  uint64_t end = nowTicks(); // first, so bookkeeping is not charged to the call
+__attribute__((noinline)) PERFRT_NOINSTR void enterSlow(perfcc_desc *desc,
+                                                        uintptr_t sp) {
+  ThreadState *t = acquire();
+  if (!t)
+    return;
+  if (needsRepair(t, sp))
+    closeAbandonedBelow(t, sp, nowTicks());
+  if (Frame *f = pushFrame(t, desc->id, sp))
+    f->start = nowTicks(); // last, so bookkeeping is not charged to the call
+  release(t);
+}
+
+__attribute__((noinline)) PERFRT_NOINSTR void
+exitSlow(perfcc_desc *desc, uint64_t end, uint32_t flags) {
   ThreadState *t = acquire();
   if (!t)
     return;
@@ -63,18 +77,77 @@ exitWith(perfcc_desc *desc, uint32_t flags) {
   release(t);
 }
 
+/// The common exit in trace mode: the top frame is this function's and its
+/// chunk has room. Anything else goes to exitSlow.
+__attribute__((always_inline)) PERFRT_NOINSTR inline void
+exitWith(perfcc_desc *desc, uint32_t flags) {
+  uint64_t end = nowTicks(); // first, so bookkeeping is not charged to the call
+  ThreadState *t = tlsState;
+  if (UNLIKELY(!t || t->busy.load(std::memory_order_relaxed) || t->overflow ||
+               !t->depth))
+    return exitSlow(desc, end, flags);
+  uint32_t depth = t->depth;
+  Frame &f = t->stack[depth - 1];
+  if (UNLIKELY(f.fn != desc->id))
+    return exitSlow(desc, end, flags);
+  // Where the call goes: a span in the chunk (trace mode) or the thread's
+  // aggregates (summary mode); first chunk or first call: slow path.
+  SpanChunk *c = nullptr;
+  FnStats *s = nullptr;
+  if (gRt.trace) {
+    c = t->chunk;
+    if (UNLIKELY(!c || c->count == ChunkRecords))
+      return exitSlow(desc, end, flags);
+  } else {
+    s = t->stats.find(f.fn);
+    if (UNLIKELY(!s))
+      return exitSlow(desc, end, flags);
+  }
+  t->busy.store(1, std::memory_order_relaxed);
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  if (UNLIKELY(!gRt.recording.load(std::memory_order_relaxed))) {
+    t->busy.store(0, std::memory_order_relaxed);
+    return;
+  }
+  // popFrame for the cases known here.
+  t->depth = depth - 1;
+  uint64_t incl = end > f.start ? end - f.start : 0;
+  uint64_t excl = incl > f.childTicks ? incl - f.childTicks : 0;
+  if (depth > 1)
+    t->stack[depth - 2].childTicks += incl;
+  if (c)
+    appendSpan(t, f.start, end, excl, f.fn, flags);
+  else
+    s->add(incl, excl);
+  release(t);
+}
+
 } // namespace
 
 PERFRT_API PERFRT_NOINSTR void __perfcc_enter(perfcc_desc *desc) {
-  ThreadState *t = acquire();
-  if (!t)
+  // The stack pointer here is a fixed distance below the caller's (this
+  // function's prologue is the same on every call), which is all the repair
+  // needs: an order between frames. Read directly, since
+  // __builtin_frame_address would force a frame pointer.
+  uintptr_t sp;
+  __asm__("mov %%rsp, %0" : "=r"(sp));
+  ThreadState *t = tlsState;
+  if (UNLIKELY(!t || t->busy.load(std::memory_order_relaxed) ||
+               t->depth >= MaxDepth || needsRepair(t, sp)))
+    return enterSlow(desc, sp);
+  t->busy.store(1, std::memory_order_relaxed);
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  if (UNLIKELY(!gRt.recording.load(std::memory_order_relaxed))) {
+    t->busy.store(0, std::memory_order_relaxed);
     return;
-  // This function's frame sits right below its caller's stack pointer.
-  uintptr_t sp = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
-  if (UNLIKELY(needsRepair(t, sp)))
-    closeAbandonedBelow(t, sp, nowTicks());
-  if (Frame *f = pushFrame(t, desc->id, sp))
-    f->start = nowTicks(); // last, so bookkeeping is not charged to the call
+  }
+  uint32_t depth = t->depth; // checked against MaxDepth above
+  Frame &f = t->stack[depth];
+  f.fn = desc->id;
+  f.sp = sp;
+  f.childTicks = 0;
+  t->depth = depth + 1;
+  f.start = nowTicks(); // last, so bookkeeping is not charged to the call
   release(t);
 }
 

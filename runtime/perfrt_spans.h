@@ -28,7 +28,7 @@ struct SpanRecord {
   uint32_t fn, flags;
 };
 
-constexpr size_t ChunkBytes = 64 * 1024;
+constexpr size_t ChunkBytes = 256 * 1024;
 constexpr size_t ChunkHeader = 24;
 constexpr size_t ChunkRecords = (ChunkBytes - ChunkHeader) / sizeof(SpanRecord);
 

@@ -108,7 +108,7 @@ struct Arena {
 struct StatsTable {
   FnStats **pages[StatsPages];
 
-  const FnStats *find(uint32_t fn) const {
+  FnStats *find(uint32_t fn) const {
     FnStats *const *page = pages[fn / StatsPageSize];
     return page ? page[fn % StatsPageSize] : nullptr;
   }
