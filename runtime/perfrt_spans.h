@@ -4,7 +4,7 @@
 // A full chunk is handed to a writer thread that appends it, raw, to a spill
 // file and recycles it, so a long run needs only as much memory as the writer
 // is behind. Formatting JSON is left to the end of the run: during the run
-// the writer costs a write(2) per 64 KiB, not a formatter per span that would
+// the writer costs a write(2) per 256 KiB, not a formatter per span that would
 // compete with the program for the CPU it is measuring. Chunk memory is capped (PERFCC_BUFFER_MB); when the cap is reached
 // spans are dropped and counted, never lost silently. The chunk switch is the
 // only place a probe can take a lock, once per ChunkRecords spans.

@@ -28,7 +28,7 @@ bool spillFailed = false;
 uint64_t spillLostSpans = 0; // spans the spill file could not take
 uint64_t spillBytes = 0;
 char spillPath[4096];
-SpanChunk spillBuffer; // one chunk read back at a time (64 KiB, static)
+SpanChunk spillBuffer; // one chunk read back at a time (static: 256 KiB)
 Arena writerArena;     // for every thread's spanStats: one converter at a time
 
 bool writeAll(int fd, const void *data, size_t size) {

@@ -1,6 +1,6 @@
 // With PERFCC_BUFFER_MB=1, more threads record at once than the buffer has
-// chunks for (each live thread holds one chunk of 64 KiB until it exits, and
-// 1 MiB is 16 of them): spans are dropped, never silently. The run finishes
+// chunks for (each live thread holds one chunk of 256 KiB until it exits, and
+// 1 MiB is 4 of them): spans are dropped, never silently. The run finishes
 // normally, the trace is valid, its metadata counts the dropped spans, the
 // summary counts the same number, and the summary still counts every call
 // (its aggregates do not depend on the trace buffer).
