@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 #include "BuildSettings.h"
 #include "CompilerInvocation.h"
+#include "TargetsCoverage.h"
 
 #include <cerrno>
 #include <climits>
@@ -216,5 +217,15 @@ int main(int argc, char **argv) {
   // names them.
   for (const auto &[variable, value] : settings.environment)
     setenv(variable.c_str(), value.c_str(), /*overwrite=*/1);
+
+  // The compiles of this build are done when it links: the report tells
+  // which patterns of the targets file matched nothing anywhere.
+  const char *targets = std::getenv("PERFCC_BUILD_TARGETS");
+  const char *report = std::getenv("PERFCC_BUILD_REPORT");
+  if (inv.links() && targets && *targets && report && *report)
+    for (const std::string &warning :
+         perfcc::unusedTargetsWarnings(targets, report))
+      std::fprintf(stderr, "perfcc: %s (no function in %s)\n",
+                   warning.c_str(), report);
   run(compiler, args);
 }
