@@ -9,13 +9,20 @@ packages=(
   clang-14 llvm-14-dev llvm-14-tools      # the default plugin build, lit, FileCheck
   clang-19 llvm-19-dev llvm-19-tools      # the second LLVM major CI tests
   libgtest-dev libbenchmark-dev           # unit tests, benchmarks
-  nodejs npm chromium                     # loading traces in speedscope
+  chromium                                # loading traces in speedscope
 )
+# Tools that may come from outside Debian's packages (a NodeSource or nvm
+# node brings its own npm, which Debian's npm package would conflict with):
+# installed only when the command is missing.
+commands=(node:nodejs npm:npm)
 
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
     missing+=("$p")
+done
+for c in "${commands[@]}"; do
+  command -v "${c%%:*}" >/dev/null 2>&1 || missing+=("${c#*:}")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
