@@ -69,10 +69,14 @@ struct FnStats {
   uint64_t calls;
   uint64_t inclTotal, exclTotal; // ticks
   uint64_t inclMax, exclMax;
+  uint64_t inclMin, exclMin; // percentiles are clamped to [min, max]
   Histogram incl, excl;
 
   void add(uint64_t inclusive, uint64_t exclusive) {
-    ++calls;
+    if (calls++ == 0 || inclusive < inclMin)
+      inclMin = inclusive;
+    if (calls == 1 || exclusive < exclMin)
+      exclMin = exclusive;
     inclTotal += inclusive;
     exclTotal += exclusive;
     if (inclusive > inclMax)
@@ -83,6 +87,12 @@ struct FnStats {
     excl.add(exclusive);
   }
   void merge(const FnStats &o) {
+    if (!o.calls)
+      return;
+    if (!calls || o.inclMin < inclMin)
+      inclMin = o.inclMin;
+    if (!calls || o.exclMin < exclMin)
+      exclMin = o.exclMin;
     calls += o.calls;
     inclTotal += o.inclTotal;
     exclTotal += o.exclTotal;

@@ -33,29 +33,33 @@ bool statsOf(const ThreadState *t, uint32_t fn, FnStats &out) {
   return true;
 }
 
-/// A percentile from the histogram: a bucket's midpoint, which can lie above
-/// the largest value seen, so it is capped there.
-uint64_t percentile(const Histogram &h, double q, uint64_t calls,
+/// A percentile from the histogram: a bucket's midpoint, which can lie
+/// outside the values seen, so it is clamped to them (exact for one call).
+uint64_t percentile(const Histogram &h, double q, uint64_t calls, uint64_t min,
                     uint64_t max) {
   uint64_t v = uint64_t(h.quantile(q, calls));
+  v = v < min ? min : v;
   return durationToNs(v < max ? v : max);
 }
 
-void timeObject(JsonOut &out, const char *name, uint64_t total, uint64_t max,
-                const Histogram &h, uint64_t calls) {
+void timeObject(JsonOut &out, const char *name, uint64_t total, uint64_t min,
+                uint64_t max, const Histogram &h, uint64_t calls) {
   out.key(name).ch('{');
   out.key("total", true).u64(durationToNs(total));
   out.key("mean").u64(calls ? durationToNs(total / calls) : 0);
-  out.key("p50").u64(percentile(h, 0.50, calls, max));
-  out.key("p99").u64(percentile(h, 0.99, calls, max));
+  out.key("p50").u64(percentile(h, 0.50, calls, min, max));
+  out.key("p99").u64(percentile(h, 0.99, calls, min, max));
+  out.key("min").u64(durationToNs(min));
   out.key("max").u64(durationToNs(max));
   out.ch('}');
 }
 
 void statsFields(JsonOut &out, const FnStats &s) {
   out.key("calls").u64(s.calls);
-  timeObject(out, "inclusive_ns", s.inclTotal, s.inclMax, s.incl, s.calls);
-  timeObject(out, "exclusive_ns", s.exclTotal, s.exclMax, s.excl, s.calls);
+  timeObject(out, "inclusive_ns", s.inclTotal, s.inclMin, s.inclMax, s.incl,
+             s.calls);
+  timeObject(out, "exclusive_ns", s.exclTotal, s.exclMin, s.exclMax, s.excl,
+             s.calls);
 }
 
 } // namespace

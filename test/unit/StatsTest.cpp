@@ -61,4 +61,18 @@ TEST(FnStats, MergeAddsCountsAndKeepsMaxima) {
   EXPECT_EQ(a.exclTotal, 26u);
   EXPECT_EQ(a.inclMax, 30u);
   EXPECT_EQ(a.exclMax, 20u);
+  EXPECT_EQ(a.inclMin, 10u);
+  EXPECT_EQ(a.exclMin, 1u);
+}
+
+TEST(FnStats, MergingEmptyStatsKeepsTheMinimum) {
+  static FnStats a, empty;
+  a = FnStats{};
+  empty = FnStats{};
+  a.add(7, 3);
+  a.merge(empty);
+  empty.merge(a);
+  EXPECT_EQ(a.inclMin, 7u);
+  EXPECT_EQ(empty.inclMin, 7u);
+  EXPECT_EQ(empty.calls, 1u);
 }
