@@ -11,7 +11,9 @@
 
 namespace bench {
 
-__attribute__((noinline)) void plain(int *sink) { benchmark::DoNotOptimize(sink); }
+__attribute__((noinline)) void plain(int *sink) {
+  benchmark::DoNotOptimize(sink);
+}
 __attribute__((noinline)) void instrumented(int *sink) {
   benchmark::DoNotOptimize(sink);
 }

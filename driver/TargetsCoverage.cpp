@@ -27,7 +27,8 @@ std::vector<std::string> unusedTargetsWarnings(const std::string &targetsPath,
     size_t at = line.find(Key);
     if (at == std::string::npos)
       continue;
-    unsigned long rule = std::strtoul(line.c_str() + at + Key.size(), nullptr, 10);
+    unsigned long rule =
+        std::strtoul(line.c_str() + at + Key.size(), nullptr, 10);
     if (rule < used.size())
       used[rule] = true;
   }

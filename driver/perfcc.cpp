@@ -225,7 +225,7 @@ int main(int argc, char **argv) {
   if (inv.links() && targets && *targets && report && *report)
     for (const std::string &warning :
          perfcc::unusedTargetsWarnings(targets, report))
-      std::fprintf(stderr, "perfcc: %s (no function in %s)\n",
-                   warning.c_str(), report);
+      std::fprintf(stderr, "perfcc: %s (no function in %s)\n", warning.c_str(),
+                   report);
   run(compiler, args);
 }

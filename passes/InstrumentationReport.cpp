@@ -21,8 +21,7 @@ void InstrumentationReport::record(llvm::Function &F, Decision D) {
   } else {
     ORE.emit([&] {
       return llvm::OptimizationRemarkMissed(PassName, "Skipped", &F)
-             << "not instrumented " << D.info.qualifiedName << ": "
-             << D.reason;
+             << "not instrumented " << D.info.qualifiedName << ": " << D.reason;
     });
   }
   Decisions.push_back(std::move(D));
@@ -60,8 +59,7 @@ std::string InstrumentationReport::appendTo(const std::string &Path,
   File << Text;
   File.close();
   if (File.has_error())
-    return "cannot write report file '" + Path + "': " +
-           File.error().message();
+    return "cannot write report file '" + Path + "': " + File.error().message();
   return "";
 }
 

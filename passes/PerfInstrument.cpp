@@ -21,10 +21,10 @@
 #include "InstrumentationReport.h"
 #include "perfcc/ABI.h"
 
+#include "Diagnostic.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Analysis/CFG.h"
 #include "llvm/IR/DebugInfoMetadata.h"
-#include "Diagnostic.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
@@ -136,8 +136,7 @@ Decision ModuleInstrumenter::decide(Function &F) const {
   Verdict V = Verdict::NoMatch;
   if (Opts.targets) {
     V = Opts.targets->match(
-        {D.info.qualifiedName, D.info.mangledName, D.info.file},
-        D.targetsRule);
+        {D.info.qualifiedName, D.info.mangledName, D.info.file}, D.targetsRule);
     if (V == Verdict::Include) {
       D.instrumented = true;
       D.reason = "selected by " + ruleLocation(*Opts.targets, D.targetsRule);
@@ -169,9 +168,8 @@ Decision ModuleInstrumenter::decide(Function &F) const {
     D.reason = "contains a loop";
     return D;
   }
-  D.reason = std::to_string(D.instructions) +
-             " IR instructions < threshold " + std::to_string(Opts.threshold) +
-             " and no loop";
+  D.reason = std::to_string(D.instructions) + " IR instructions < threshold " +
+             std::to_string(Opts.threshold) + " and no loop";
   return D;
 }
 
@@ -191,12 +189,12 @@ GlobalVariable *ModuleInstrumenter::createDescriptor(Function &F,
   std::string Base = (PERFCC_DESC_PREFIX + F.getName()).str();
   uint32_t Flags = Opts.stage == Stage::Early ? PERFCC_DESC_EARLY : 0;
   Constant *Init = ConstantStruct::get(
-      DescTy, {ConstantInt::get(Int32, 0), ConstantInt::get(Int32, 0),
-               createString(Info.qualifiedName, Base + ".name"),
-               createString(Info.mangledName, Base + ".mangled"),
-               createString(Info.file, Base + ".file"),
-               ConstantInt::get(Int32, Info.line),
-               ConstantInt::get(Int32, Flags)});
+      DescTy,
+      {ConstantInt::get(Int32, 0), ConstantInt::get(Int32, 0),
+       createString(Info.qualifiedName, Base + ".name"),
+       createString(Info.mangledName, Base + ".mangled"),
+       createString(Info.file, Base + ".file"),
+       ConstantInt::get(Int32, Info.line), ConstantInt::get(Int32, Flags)});
   // Writable: the runtime stores `enabled` and `id` at registration.
   auto *Desc = new GlobalVariable(M, DescTy, /*isConstant=*/false,
                                   GlobalValue::PrivateLinkage, Init, Base);
@@ -218,9 +216,9 @@ void ModuleInstrumenter::emitGuardedCall(Instruction *Before,
   B.SetCurrentDebugLocation(Loc);
   // `enabled` is the descriptor's first word: a disabled probe costs this
   // load and the branch.
-  LoadInst *Enabled =
-      B.CreateLoad(Int32, ConstantExpr::getPointerCast(Desc, compat::i32PtrTy(Ctx)),
-                   "perfcc.enabled");
+  LoadInst *Enabled = B.CreateLoad(
+      Int32, ConstantExpr::getPointerCast(Desc, compat::i32PtrTy(Ctx)),
+      "perfcc.enabled");
   Enabled->setAlignment(Align(8));
   Value *On = B.CreateICmpNE(Enabled, ConstantInt::get(Int32, 0));
   Instruction *Then = SplitBlockAndInsertIfThen(On, Before, false);
@@ -320,9 +318,9 @@ void ModuleInstrumenter::emitRegistrationConstructor() {
   FunctionCallee Register = M.getOrInsertFunction(
       PERFCC_REGISTER, FunctionType::get(Void, {Int32, Ptr, Ptr}, false));
 
-  Function *Ctor = Function::Create(FunctionType::get(Void, false),
-                                    GlobalValue::LinkOnceODRLinkage,
-                                    PERFCC_MODULE_CTOR, M);
+  Function *Ctor =
+      Function::Create(FunctionType::get(Void, false),
+                       GlobalValue::LinkOnceODRLinkage, PERFCC_MODULE_CTOR, M);
   Ctor->setVisibility(GlobalValue::HiddenVisibility);
   Ctor->addFnAttr(Attribute::NoUnwind);
   IRBuilder<> B(BasicBlock::Create(Ctx, "", Ctor));
@@ -350,8 +348,7 @@ void ModuleInstrumenter::declareProbes() {
   AttributeList ProbeAttrs = AttributeList()
                                  .addFnAttribute(Ctx, Attribute::NoUnwind)
                                  .addFnAttribute(Ctx, Attribute::NonLazyBind);
-  FunctionType *ProbeTy =
-      FunctionType::get(Type::getVoidTy(Ctx), {Ptr}, false);
+  FunctionType *ProbeTy = FunctionType::get(Type::getVoidTy(Ctx), {Ptr}, false);
   Enter = M.getOrInsertFunction(PERFCC_ENTER, ProbeTy, ProbeAttrs);
   Exit = M.getOrInsertFunction(PERFCC_EXIT, ProbeTy, ProbeAttrs);
   Unwind = M.getOrInsertFunction(PERFCC_UNWIND, ProbeTy, ProbeAttrs);
@@ -381,9 +378,9 @@ bool ModuleInstrumenter::run() {
   }
 
   if (!Opts.reportPath.empty()) {
-    std::string Error = Report.appendTo(
-        Opts.reportPath, M.getSourceFileName(),
-        Opts.stage == Stage::Early ? "early" : "late");
+    std::string Error =
+        Report.appendTo(Opts.reportPath, M.getSourceFileName(),
+                        Opts.stage == Stage::Early ? "early" : "late");
     if (!Error.empty())
       Ctx.diagnose(PerfDiagnostic("perfcc: " + Error, DS_Warning));
   }
@@ -397,8 +394,7 @@ bool ModuleInstrumenter::run() {
 
 } // namespace
 
-PreservedAnalyses PerfInstrumentPass::run(Module &M,
-                                          ModuleAnalysisManager &) {
+PreservedAnalyses PerfInstrumentPass::run(Module &M, ModuleAnalysisManager &) {
   return ModuleInstrumenter(M, Options).run() ? PreservedAnalyses::none()
                                               : PreservedAnalyses::all();
 }

@@ -26,16 +26,16 @@ __attribute__((destructor(102))) PERFRT_NOINSTR static void perfrtStop() {
   runtimeFinish(false);
 }
 
-PERFRT_API PERFRT_NOINSTR void __perfcc_register(uint32_t abiVersion,
-                                                 perfcc_desc *begin,
-                                                 perfcc_desc *end) {
+PERFRT_API PERFRT_NOINSTR void
+__perfcc_register(uint32_t abiVersion, perfcc_desc *begin, perfcc_desc *end) {
   runtimeInit();
   if (abiVersion != PERFCC_ABI_VERSION) {
     std::string line = "perfcc: a module was instrumented for probe ABI " +
-                std::to_string(abiVersion) + " but this runtime speaks " +
-                std::to_string(PERFCC_ABI_VERSION) +
-                "; its functions are not recorded (rebuild it with the "
-                "matching perfcc)\n";
+                       std::to_string(abiVersion) +
+                       " but this runtime speaks " +
+                       std::to_string(PERFCC_ABI_VERSION) +
+                       "; its functions are not recorded (rebuild it with the "
+                       "matching perfcc)\n";
     ssize_t ignored = ::write(2, line.data(), line.size());
     (void)ignored;
     return;

@@ -100,12 +100,12 @@ bool parseDuration(const char *name, const char *s, uint64_t &v,
     const char *s;
     uint64_t scale;
   };
-  for (Suffix suf : {Suffix{"ns", 1}, Suffix{"us", 1000},
-                     Suffix{"ms", 1000000}, Suffix{"s", 1000000000}}) {
+  for (Suffix suf : {Suffix{"ns", 1}, Suffix{"us", 1000}, Suffix{"ms", 1000000},
+                     Suffix{"s", 1000000000}}) {
     size_t n = std::strlen(suf.s);
     if (text.size() > n && text.compare(text.size() - n, n, suf.s) == 0 &&
-        (n != 1 || (text[text.size() - 2] >= '0' &&
-                    text[text.size() - 2] <= '9'))) {
+        (n != 1 ||
+         (text[text.size() - 2] >= '0' && text[text.size() - 2] <= '9'))) {
       text.resize(text.size() - n);
       scale = suf.scale;
       break;
@@ -159,8 +159,8 @@ bool parseFlags(Flags &flags, std::string &error,
   if (!failed) {                                                               \
     PERFRT_PARSE_##kind(name, def, flags.field, error);                        \
     const char *value = lookup(name, getenv, error, failed);                   \
-    if (!failed && value && !PERFRT_PARSE_##kind(name, value, flags.field,     \
-                                                 error))                       \
+    if (!failed && value &&                                                    \
+        !PERFRT_PARSE_##kind(name, value, flags.field, error))                 \
       failed = true;                                                           \
   }
 #include "perfrt_flags.inc"
@@ -181,8 +181,9 @@ bool parseFlags(Flags &flags, std::string &error,
                    "are not supported by this runtime yet",
            false;
   if (flags.startMs != 0 || flags.durationMs != 0 || flags.frequency != 1)
-    return error = "perfcc: PERFCC_START_MS/PERFCC_DURATION_MS/PERFCC_FREQUENCY: "
-                   "the delay window is not supported by this runtime yet",
+    return error =
+               "perfcc: PERFCC_START_MS/PERFCC_DURATION_MS/PERFCC_FREQUENCY: "
+               "the delay window is not supported by this runtime yet",
            false;
   if (flags.cupti == Cupti::On)
     return error = "perfcc: PERFCC_CUPTI='on': CUPTI tracing is not supported "
@@ -198,8 +199,7 @@ bool parseFlags(Flags &flags, std::string &error,
 std::string flagsHelp() {
   std::string text = "perfcc runtime settings (environment variables):\n";
 #define PERFRT_FLAG(field, name, kind, def, help)                              \
-  text += std::string("  ") + name + " (default '" + def + "'): " + help +     \
-          "\n";
+  text += std::string("  ") + name + " (default '" + def + "'): " + help + "\n";
 #include "perfrt_flags.inc"
 #undef PERFRT_FLAG
   text += "  aliases: SPEED_BUMP_TARGETS, SPEED_BUMP_DELAY_NS, "

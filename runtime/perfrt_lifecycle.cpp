@@ -22,9 +22,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
-#include <type_traits>
 #include <pthread.h>
 #include <string>
+#include <type_traits>
 #include <unistd.h>
 
 namespace perfrt {
@@ -185,16 +185,14 @@ void runtimeFinish(bool inSignal) {
     line += traceOk ? std::string("wrote ") + tracePath + " and "
                     : std::string("could not write the trace; wrote ");
   line += summaryOk ? std::string(gRt.trace ? "" : "wrote ") + summaryPath
-                    : std::string("no summary (") + summaryPath +
-                          ": " + std::strerror(errno) + ")";
+                    : std::string("no summary (") + summaryPath + ": " +
+                          std::strerror(errno) + ")";
   writeStderr(line);
 
   if (gRt.targets && !inSignal)
-    for (const std::string &w :
-         gRt.targets->unusedRuleWarnings(
+    for (const std::string &w : gRt.targets->unusedRuleWarnings(
              gRegistry.usedRules(gRt.targets->rules().size())))
       writeStderr("perfcc: PERFCC_TARGETS: " + w);
 }
 
 } // namespace perfrt
-

@@ -41,9 +41,8 @@ appendSpan(ThreadState *t, uint64_t start, uint64_t end, uint64_t exclusive,
 }
 
 /// Records the completion of the top frame at \p end.
-__attribute__((always_inline)) inline void popFrame(ThreadState *t,
-                                                    uint64_t end,
-                                                    uint32_t flags) {
+__attribute__((always_inline)) inline void
+popFrame(ThreadState *t, uint64_t end, uint32_t flags) {
   Frame &f = t->stack[--t->depth];
   uint64_t incl = end > f.start ? end - f.start : 0;
   uint64_t excl = incl > f.childTicks ? incl - f.childTicks : 0;
@@ -63,15 +62,14 @@ __attribute__((always_inline)) inline void popFrame(ThreadState *t,
 /// are on the stack: they cannot be live any more, their functions were left
 /// without an exit probe (longjmp). closeAbandonedBelow closes them.
 __attribute__((always_inline)) inline bool needsRepair(const ThreadState *t,
-                                                      uintptr_t sp) {
+                                                       uintptr_t sp) {
   return t->depth && t->stack[t->depth - 1].sp < sp;
 }
 
 /// Entry of function \p fn whose caller's stack is at \p sp. Returns the new
 /// frame, whose `start` the caller sets, or null beyond MaxDepth (counted).
-__attribute__((always_inline)) inline Frame *pushFrame(ThreadState *t,
-                                                      uint32_t fn,
-                                                      uintptr_t sp) {
+__attribute__((always_inline)) inline Frame *
+pushFrame(ThreadState *t, uint32_t fn, uintptr_t sp) {
   uint32_t depth = t->depth;
   if (__builtin_expect(depth >= MaxDepth, 0)) {
     ++t->overflow;
@@ -116,12 +114,10 @@ exitFrameSlow(ThreadState *t, uint32_t fn, uint64_t end, uint32_t flags) {
 /// Exit of \p fn at \p end (\p flags: SpanUnwind when an exception leaves).
 /// An exit that is not on top closes the frames above it first; one with no
 /// entry at all is counted and ignored.
-__attribute__((always_inline)) inline void exitFrame(ThreadState *t,
-                                                    uint32_t fn, uint64_t end,
-                                                    uint32_t flags) {
-  if (__builtin_expect(!t->overflow && t->depth &&
-                           t->stack[t->depth - 1].fn == fn,
-                       1))
+__attribute__((always_inline)) inline void
+exitFrame(ThreadState *t, uint32_t fn, uint64_t end, uint32_t flags) {
+  if (__builtin_expect(
+          !t->overflow && t->depth && t->stack[t->depth - 1].fn == fn, 1))
     popFrame(t, end, flags);
   else
     exitFrameSlow(t, fn, end, flags);

@@ -55,8 +55,7 @@ void Registry::add(perfcc_desc *begin, perfcc_desc *end,
     bool enabled = recordAll;
     if (enabled && selection) {
       int rule = -1;
-      perfcc::Verdict v =
-          selection->match({r.name, r.mangled, r.file}, rule);
+      perfcc::Verdict v = selection->match({r.name, r.mangled, r.file}, rule);
       if (rule >= 0 && unsigned(rule) < MaxRules)
         used[rule] = true;
       enabled = v == perfcc::Verdict::Include ||

@@ -43,8 +43,8 @@ public:
   /// The record of \p id (1..size()); readable from any thread while others
   /// register, since pages never move.
   const FunctionRecord &get(uint32_t id) const {
-    return pages[(id - 1) / PageSize].load(std::memory_order_acquire)
-        [(id - 1) % PageSize];
+    return pages[(id - 1) / PageSize].load(
+        std::memory_order_acquire)[(id - 1) % PageSize];
   }
   uint32_t size() const { return count.load(std::memory_order_acquire); }
 

@@ -6,8 +6,8 @@
 #include "perfrt_trace_writer.h"
 
 #include <atomic>
-#include <immintrin.h>
 #include <ctime>
+#include <immintrin.h>
 #include <pthread.h>
 #include <sys/mman.h>
 

@@ -5,9 +5,10 @@
 // file and recycles it, so a long run needs only as much memory as the writer
 // is behind. Formatting JSON is left to the end of the run: during the run
 // the writer costs a write(2) per 256 KiB, not a formatter per span that would
-// compete with the program for the CPU it is measuring. Chunk memory is capped (PERFCC_BUFFER_MB); when the cap is reached
-// spans are dropped and counted, never lost silently. The chunk switch is the
-// only place a probe can take a lock, once per ChunkRecords spans.
+// compete with the program for the CPU it is measuring. Chunk memory is capped
+// (PERFCC_BUFFER_MB); when the cap is reached spans are dropped and counted,
+// never lost silently. The chunk switch is the only place a probe can take a
+// lock, once per ChunkRecords spans.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PERFRT_SPANS_H

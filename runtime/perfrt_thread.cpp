@@ -77,8 +77,7 @@ ThreadState *createThreadState() {
   ThreadState *head = threadList.load(std::memory_order_relaxed);
   do {
     t->next = head;
-  } while (!threadList.compare_exchange_weak(head, t,
-                                             std::memory_order_release,
+  } while (!threadList.compare_exchange_weak(head, t, std::memory_order_release,
                                              std::memory_order_relaxed));
   pthread_setspecific(exitKey, t);
   tlsState = t;
@@ -109,9 +108,7 @@ void refreshThreadName(ThreadState *t) {
     std::memcpy(t->name, name, sizeof name);
 }
 
-ThreadState *allThreads() {
-  return threadList.load(std::memory_order_acquire);
-}
+ThreadState *allThreads() { return threadList.load(std::memory_order_acquire); }
 
 void closeAbandonedBelow(ThreadState *t, uintptr_t sp, uint64_t now) {
   while (t->depth && t->stack[t->depth - 1].sp < sp)

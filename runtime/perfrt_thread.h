@@ -66,8 +66,8 @@ struct ThreadState {
   uint64_t abandonedFrames;
   char name[64];
   uint32_t namedByApi; // perf_thread_name() was called: keep t->name
-  Arena arena; // for `stats`
-  ThreadState *next; // all states, newest first
+  Arena arena;         // for `stats`
+  ThreadState *next;   // all states, newest first
 };
 
 static_assert(std::is_trivially_destructible<ThreadState>::value,
@@ -83,7 +83,6 @@ extern __thread ThreadState *tlsState
 /// Creates the calling thread's state (mmap, pthread key). Null if memory
 /// ran out or the runtime is not recording.
 ThreadState *createThreadState();
-
 
 /// Reads the thread's current name from the kernel into t->name.
 void refreshThreadName(ThreadState *t);

@@ -3,9 +3,9 @@
 
 #include "perfrt_clock.h"
 #include "perfrt_json.h"
+#include "perfrt_record.h"
 #include "perfrt_registry.h"
 #include "perfrt_runtime.h"
-#include "perfrt_record.h"
 #include "perfrt_trace_format.h"
 
 #include <cerrno>
@@ -115,8 +115,8 @@ void writeNameEvent(const char *what, uint32_t tid, const char *name) {
 } // namespace
 
 void outputPath(const char *kind, char *path, unsigned size) {
-  std::snprintf(path, size, "%s/%s.%d.%s.json", gRt.flags.out,
-                gRt.program, gRt.pid, kind);
+  std::snprintf(path, size, "%s/%s.%d.%s.json", gRt.flags.out, gRt.program,
+                gRt.pid, kind);
 }
 
 int makeOutputDir() {
@@ -138,8 +138,8 @@ void traceSpillChunk(SpanChunk *c) {
   uint32_t n = __atomic_load_n(&c->count, __ATOMIC_ACQUIRE);
   if (spillFd < 0 && !spillFailed) {
     makeOutputDir();
-    std::snprintf(spillPath, sizeof spillPath, "%s/.%s.%d.spans",
-                  gRt.flags.out, gRt.program, gRt.pid);
+    std::snprintf(spillPath, sizeof spillPath, "%s/.%s.%d.spans", gRt.flags.out,
+                  gRt.program, gRt.pid);
     spillFd = ::open(spillPath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     spillFailed = spillFd < 0;
   }

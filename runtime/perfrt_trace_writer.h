@@ -4,9 +4,10 @@
 // form): one complete event (ph X, category cpu_op) per span, the process
 // and thread names, and the `metadata` object with every drop counted.
 // During the run full chunks are spilled raw to `.<program>.<pid>.spans`
-// in the output folder; the end of the run converts them. The names and categories are
-// in perfrt_trace_format.h, shared with the tools that read traces.
-// Calls are serialized by the caller (the writer thread or the final flush).
+// in the output folder; the end of the run converts them. The names and
+// categories are in perfrt_trace_format.h, shared with the tools that read
+// traces. Calls are serialized by the caller (the writer thread or the final
+// flush).
 //
 //===----------------------------------------------------------------------===//
 #ifndef PERFRT_TRACE_WRITER_H

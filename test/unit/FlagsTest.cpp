@@ -64,8 +64,9 @@ TEST(Flags, BadValueIsOneLineNamingVariableAndValue) {
        "perfcc: PERFCC_MODE='bogus': expected trace, summary or off"},
       {"PERFCC_BUFFER_MB", "-3",
        "perfcc: PERFCC_BUFFER_MB='-3': expected a non-negative integer"},
-      {"PERFCC_BUFFER_MB", "0", "perfcc: PERFCC_BUFFER_MB='0': expected at "
-                                "least 1"},
+      {"PERFCC_BUFFER_MB", "0",
+       "perfcc: PERFCC_BUFFER_MB='0': expected at "
+       "least 1"},
       {"PERFCC_CLOCK", "hpet",
        "perfcc: PERFCC_CLOCK='hpet': expected auto, tsc or monotonic"},
       {"PERFCC_HELP", "yes",

@@ -4,7 +4,8 @@
 // (which probes record, which get delays). Two syntaxes are accepted:
 //
 //  * perfcc's own: one pattern per line, `FUNC` or `FILE:FUNC`, `!` excludes,
-//    `#` starts a comment, the last matching line decides (../shared/DESIGN.md);
+//    `#` starts a comment, the last matching line decides
+//    (../shared/DESIGN.md);
 //  * Score-P filter files (SCOREP_REGION_NAMES_BEGIN / SCOREP_FILE_NAMES_BEGIN
 //    blocks of INCLUDE / EXCLUDE rules), so users can reuse their filters.
 //
@@ -40,12 +41,12 @@ struct SymbolRef {
 /// One parsed rule, kept for diagnostics and the "matched nothing" warning.
 struct Rule {
   bool exclude = false;
-  bool fileOnly = false;    ///< Score-P file block: decides before names
+  bool fileOnly = false;     ///< Score-P file block: decides before names
   bool matchMangled = false; ///< Score-P MANGLED: FUNC glob is over the
                              ///< mangled name
-  std::string fileGlob;     ///< empty: any file
-  std::string funcGlob;     ///< empty: any function (file-only rules)
-  std::string text;         ///< the pattern as written, for messages
+  std::string fileGlob;      ///< empty: any file
+  std::string funcGlob;      ///< empty: any function (file-only rules)
+  std::string text;          ///< the pattern as written, for messages
   unsigned line = 0, column = 0;
 };
 
@@ -53,9 +54,8 @@ class Selection {
 public:
   /// Parses \p text; \p sourceName names it in diagnostics. On a malformed
   /// line returns nullopt and sets \p error to "NAME:LINE:COL: error: ...".
-  static std::optional<Selection> parse(std::string_view text,
-                                        std::string sourceName,
-                                        std::string &error);
+  static std::optional<Selection>
+  parse(std::string_view text, std::string sourceName, std::string &error);
 
   /// Reads and parses the file at \p path. A file that cannot be read gives
   /// "PATH: error: cannot read targets file: REASON".
