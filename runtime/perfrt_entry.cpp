@@ -40,7 +40,8 @@ __perfcc_register(uint32_t abiVersion, perfcc_desc *begin, perfcc_desc *end) {
     (void)ignored;
     return;
   }
-  gRegistry.add(begin, end, gRt.targets, gRt.flags.mode != Mode::Off);
+  gRegistry.add(begin, end, gRt.targets, gRt.flags.mode != Mode::Off,
+                gRt.delayTargets);
 }
 
 PERFRT_API PERFRT_NOINSTR void perfcc_flush(void) { runtimeFinish(false); }

@@ -175,16 +175,19 @@ bool parseFlags(Flags &flags, std::string &error,
   if (flags.bufferMb == 0)
     return error = bad("PERFCC_BUFFER_MB", "0", "expected at least 1"), false;
 
+  // A window or a frequency without anything to delay would be ignored:
+  // refuse it instead. (A window alone still bounds the throughput the
+  // progress points measure, so it is accepted with delays or without.)
+  if ((flags.delayNs != 0 || flags.frequency != 1) && !flags.delayTargets[0])
+    return error = "perfcc: PERFCC_DELAY_NS/PERFCC_FREQUENCY set without "
+                   "PERFCC_DELAY_TARGETS: nothing would be delayed",
+           false;
+  if (flags.mode == Mode::Off && flags.delayTargets[0])
+    return error = "perfcc: PERFCC_MODE='off' with PERFCC_DELAY_TARGETS: the "
+                   "probes are off, so nothing would be delayed (use "
+                   "PERFCC_MODE=summary)",
+           false;
   // Settings this runtime cannot honour yet are refused, never ignored.
-  if (flags.delayTargets[0] || flags.delayNs != 0)
-    return error = "perfcc: PERFCC_DELAY_TARGETS/PERFCC_DELAY_NS: speed bumps "
-                   "are not supported by this runtime yet",
-           false;
-  if (flags.startMs != 0 || flags.durationMs != 0 || flags.frequency != 1)
-    return error =
-               "perfcc: PERFCC_START_MS/PERFCC_DURATION_MS/PERFCC_FREQUENCY: "
-               "the delay window is not supported by this runtime yet",
-           false;
   if (flags.cupti == Cupti::On)
     return error = "perfcc: PERFCC_CUPTI='on': CUPTI tracing is not supported "
                    "by this runtime yet",

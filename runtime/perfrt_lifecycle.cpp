@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "perfrt_clock.h"
+#include "perfrt_delay.h"
+#include "perfrt_progress.h"
 #include "perfrt_record.h"
 #include "perfrt_registry.h"
 #include "perfrt_summary.h"
@@ -69,6 +71,7 @@ void afterForkInChild() {
   threadsAfterFork();
   spansAfterFork();
   traceAfterFork();
+  progressAfterFork();
 }
 
 void initOnceBody() {
@@ -88,6 +91,20 @@ void initOnceBody() {
     }
     gRt.targets = new perfcc::Selection(std::move(*targets));
   }
+  if (gRt.flags.delayTargets[0]) {
+    std::optional<perfcc::Selection> delays =
+        perfcc::Selection::parseFile(gRt.flags.delayTargets, error);
+    if (!delays) {
+      writeStderr("perfcc: PERFCC_DELAY_TARGETS: " + error);
+      _exit(2);
+    }
+    if (delays->rules().empty()) {
+      writeStderr(std::string("perfcc: PERFCC_DELAY_TARGETS: ") +
+                  gRt.flags.delayTargets + ": selects nothing to delay");
+      _exit(2);
+    }
+    gRt.delayTargets = new perfcc::Selection(std::move(*delays));
+  }
   std::snprintf(gRt.program, sizeof gRt.program, "%s",
                 program_invocation_short_name);
   gRt.pid = getpid();
@@ -101,6 +118,7 @@ void initOnceBody() {
     installSignalHandler(SIGTERM);
   }
   gRt.startTicks = nowTicks();
+  delayInit(gRt.flags);
   gRt.state.store(1);
   gRt.recording.store(gRt.flags.mode != Mode::Off, std::memory_order_release);
 }

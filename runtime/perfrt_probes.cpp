@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "perfrt_clock.h"
+#include "perfrt_delay.h"
 #include "perfrt_record.h"
 
 #include "perfcc/ABI.h"
@@ -61,10 +62,16 @@ __attribute__((noinline)) PERFRT_NOINSTR void enterSlow(perfcc_desc *desc,
   ThreadState *t = acquire();
   if (!t)
     return;
-  if (needsRepair(t, sp))
-    closeAbandonedBelow(t, sp, nowTicks());
-  if (Frame *f = pushFrame(t, desc->id, sp))
-    f->start = nowTicks(); // last, so bookkeeping is not charged to the call
+  uint32_t bits = desc->enabled;
+  if (bits & PERFCC_ENABLED_RECORD) {
+    if (needsRepair(t, sp))
+      closeAbandonedBelow(t, sp, nowTicks());
+    if (Frame *f = pushFrame(t, desc->id, sp))
+      f->start = nowTicks(); // last: bookkeeping is not charged to the call
+  }
+  // After the frame's start: the bump is part of the function's time.
+  if (bits & PERFCC_ENABLED_DELAY)
+    delayCall(t, desc->id);
   release(t);
 }
 
@@ -82,6 +89,8 @@ exitSlow(perfcc_desc *desc, uint64_t end, uint32_t flags) {
 __attribute__((always_inline)) PERFRT_NOINSTR inline void
 exitWith(perfcc_desc *desc, uint32_t flags) {
   uint64_t end = nowTicks(); // first, so bookkeeping is not charged to the call
+  if (UNLIKELY(!(desc->enabled & PERFCC_ENABLED_RECORD)))
+    return; // delayed but not recorded: its entry pushed no frame
   ThreadState *t = tlsState;
   if (UNLIKELY(!t || t->busy.load(std::memory_order_relaxed) || t->overflow ||
                !t->depth))
@@ -133,6 +142,7 @@ PERFRT_API PERFRT_NOINSTR void __perfcc_enter(perfcc_desc *desc) {
   __asm__("mov %%rsp, %0" : "=r"(sp));
   ThreadState *t = tlsState;
   if (UNLIKELY(!t || t->busy.load(std::memory_order_relaxed) ||
+               desc->enabled != PERFCC_ENABLED_RECORD ||
                t->depth >= MaxDepth || needsRepair(t, sp)))
     return enterSlow(desc, sp);
   t->busy.store(1, std::memory_order_relaxed);
@@ -160,6 +170,8 @@ PERFRT_API PERFRT_NOINSTR void __perfcc_unwind(perfcc_desc *desc) {
 }
 
 PERFRT_API PERFRT_NOINSTR void __perfcc_resync(perfcc_desc *desc) {
+  if (!(desc->enabled & PERFCC_ENABLED_RECORD))
+    return;
   ThreadState *t = acquire();
   if (!t)
     return;

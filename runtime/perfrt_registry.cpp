@@ -22,7 +22,8 @@ const char *copyString(const char *s) { return strdup(s ? s : ""); }
 } // namespace
 
 void Registry::add(perfcc_desc *begin, perfcc_desc *end,
-                   const perfcc::Selection *selection, bool recordAll) {
+                   const perfcc::Selection *selection, bool recordAll,
+                   const perfcc::Selection *delays) {
   std::lock_guard<std::mutex> lock(registryMutex);
   // Every module of a DSO may call with the same section; the first call
   // registers it. (Not by address: a library dlclose'd and loaded again may
@@ -62,10 +63,23 @@ void Registry::add(perfcc_desc *begin, perfcc_desc *end,
                 (v == perfcc::Verdict::NoMatch && selection->isScoreP());
     }
     r.enabled = enabled;
+    // Speed bumps go only where the delay targets file names a function:
+    // a Score-P filter's include-by-default would slow everything.
+    bool delayed = false;
+    if (delays) {
+      int rule = -1;
+      delayed = delays->match({r.name, r.mangled, r.file}, rule) ==
+                perfcc::Verdict::Include;
+      if (rule >= 0 && unsigned(rule) < MaxRules)
+        usedDelay[rule] = true;
+    }
+    r.delayed = delayed;
     count.store(id, std::memory_order_release);
     d->id = id;
-    // Published last: a probe that sees enabled also sees the id.
-    __atomic_store_n(&d->enabled, enabled ? 1u : 0u, __ATOMIC_RELEASE);
+    // Published last: a probe that sees the bits also sees the id.
+    uint32_t bits = (enabled ? PERFCC_ENABLED_RECORD : 0) |
+                    (delayed ? PERFCC_ENABLED_DELAY : 0);
+    __atomic_store_n(&d->enabled, bits, __ATOMIC_RELEASE);
   }
 }
 
@@ -77,9 +91,18 @@ std::vector<bool> Registry::usedRules(size_t ruleCount) const {
   return result;
 }
 
+std::vector<bool> Registry::usedDelayRules(size_t ruleCount) const {
+  std::lock_guard<std::mutex> lock(registryMutex);
+  std::vector<bool> result(ruleCount);
+  for (size_t i = 0; i < ruleCount && i < MaxRules; ++i)
+    result[i] = usedDelay[i];
+  return result;
+}
+
 void Registry::resetForTest() {
   std::lock_guard<std::mutex> lock(registryMutex);
   std::fill(used, used + MaxRules, false);
+  std::fill(usedDelay, usedDelay + MaxRules, false);
   count.store(0);
 }
 

@@ -26,7 +26,8 @@ struct FunctionRecord {
   const char *file;
   uint32_t line;
   uint32_t flags;
-  bool enabled;
+  bool enabled; // recorded
+  bool delayed; // gets speed bumps
 };
 
 class Registry {
@@ -36,9 +37,11 @@ public:
 
   /// Registers [begin, end). Ids start at 1; 0 marks "not registered".
   /// \p selection (may be null) decides which probes record; \p recordAll
-  /// false disables every probe (PERFCC_MODE=off).
+  /// false disables recording (PERFCC_MODE=off). \p delays (may be null)
+  /// decides which functions get speed bumps.
   void add(perfcc_desc *begin, perfcc_desc *end,
-           const perfcc::Selection *selection, bool recordAll);
+           const perfcc::Selection *selection, bool recordAll,
+           const perfcc::Selection *delays);
 
   /// The record of \p id (1..size()); readable from any thread while others
   /// register, since pages never move.
@@ -50,6 +53,8 @@ public:
 
   /// Which rules of the run-time targets file matched some function.
   std::vector<bool> usedRules(size_t ruleCount) const;
+  /// The same for the delay targets file.
+  std::vector<bool> usedDelayRules(size_t ruleCount) const;
 
   /// Forgets everything (tests only).
   void resetForTest();
@@ -61,6 +66,7 @@ private:
   std::atomic<FunctionRecord *> pages[MaxPages] = {};
   std::atomic<uint32_t> count{0};
   bool used[MaxRules] = {};
+  bool usedDelay[MaxRules] = {};
 };
 
 extern Registry gRegistry;

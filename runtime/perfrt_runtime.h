@@ -32,6 +32,7 @@ struct Runtime {
   std::atomic<bool> recording{false};
   bool trace = false; // PERFCC_MODE=trace
   const perfcc::Selection *targets = nullptr;
+  const perfcc::Selection *delayTargets = nullptr;
   char program[256] = {};
   int pid = 0;
   uint64_t startTicks = 0;

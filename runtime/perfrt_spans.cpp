@@ -88,6 +88,8 @@ namespace {
 /// A span that cannot be recorded still counts in the summary: this thread
 /// charges it to its own table (the writer owns spanStats).
 void dropSpan(ThreadState *t, const SpanRecord &r) {
+  if (r.flags & (SpanDelay | SpanCounter))
+    return; // not a call: already counted where it happened
   ++t->droppedSpans;
   if (FnStats *s = t->stats.get(r.fn, t->arena))
     s->add(r.end > r.start ? r.end - r.start : 0, r.exclusive);

@@ -114,25 +114,44 @@ struct Arena {
   size_t left;
 };
 
-/// FnStats by function id, created on first use. Plain data, zero = empty.
-struct StatsTable {
-  FnStats **pages[StatsPages];
+/// Zeroed memory from \p arena (16-byte aligned); null when mmap fails.
+void *arenaAlloc(Arena &arena, size_t bytes);
 
-  FnStats *find(uint32_t fn) const {
-    FnStats *const *page = pages[fn / StatsPageSize];
+/// Per-function data of type T by function id, created on first use from an
+/// arena. Plain data, zero = empty.
+template <typename T> struct FunctionTable {
+  T **pages[StatsPages];
+
+  T *find(uint32_t fn) const {
+    T *const *page = pages[fn / StatsPageSize];
     return page ? page[fn % StatsPageSize] : nullptr;
   }
-  /// The stats of \p fn, created from \p arena on first use; null when
+  /// The entry of \p fn, created from \p arena on first use; null when
   /// memory ran out.
-  __attribute__((always_inline)) FnStats *get(uint32_t fn, Arena &arena) {
-    FnStats **page = pages[fn / StatsPageSize];
-    FnStats *s = page ? page[fn % StatsPageSize] : nullptr;
+  __attribute__((always_inline)) T *get(uint32_t fn, Arena &arena) {
+    T **page = pages[fn / StatsPageSize];
+    T *s = page ? page[fn % StatsPageSize] : nullptr;
     if (__builtin_expect(s != nullptr, 1))
       return s;
     return create(fn, arena);
   }
-  FnStats *create(uint32_t fn, Arena &arena);
+  T *create(uint32_t fn, Arena &arena) {
+    uint32_t page = fn / StatsPageSize;
+    if (page >= StatsPages)
+      return nullptr;
+    if (!pages[page]) {
+      pages[page] =
+          static_cast<T **>(arenaAlloc(arena, StatsPageSize * sizeof(T *)));
+      if (!pages[page])
+        return nullptr;
+    }
+    T *s = static_cast<T *>(arenaAlloc(arena, sizeof(T)));
+    pages[page][fn % StatsPageSize] = s;
+    return s;
+  }
 };
+
+using StatsTable = FunctionTable<FnStats>;
 
 } // namespace perfrt
 

@@ -2,10 +2,14 @@
 #include "perfrt_summary.h"
 
 #include "perfrt_clock.h"
+#include "perfrt_delay.h"
+#include "perfrt_progress.h"
 #include "perfrt_json.h"
 #include "perfrt_registry.h"
 #include "perfrt_runtime.h"
 #include "perfrt_thread.h"
+
+#include "perf/perf.h"
 #include "perfrt_trace_writer.h"
 
 #include <algorithm>
@@ -60,6 +64,100 @@ void statsFields(JsonOut &out, const FnStats &s) {
              s.calls);
   timeObject(out, "exclusive_ns", s.exclTotal, s.exclMin, s.exclMax, s.excl,
              s.calls);
+}
+
+double ticksToSeconds(uint64_t ticks) {
+  return double(durationToNs(ticks)) / 1e9;
+}
+
+/// The measurement window, what the speed bumps did in it, and the progress
+/// points' counts and rates in it.
+void writeWindowDelayProgress(JsonOut &out) {
+  uint64_t now = nowTicks();
+  uint64_t end = gDelay.windowEnd < now ? gDelay.windowEnd : now;
+  uint64_t start = gDelay.windowStart < end ? gDelay.windowStart : end;
+  double seconds = ticksToSeconds(end - start);
+  out.key("window").ch('{');
+  out.key("start_ns", true).u64(ticksToNs(start));
+  out.key("end_ns").u64(ticksToNs(end));
+  out.key("duration_ns").u64(durationToNs(end - start));
+  out.ch('}');
+
+  out.key("delay").ch('{');
+  out.key("armed", true).raw(gDelay.armed ? "true" : "false");
+  out.key("ns").u64(gDelay.delayNs);
+  out.key("frequency").u64(gDelay.frequency);
+  out.key("targets").str(gRt.flags.delayTargets);
+  out.key("calibration").ch('{');
+  out.key("clock_read_ns", true).dbl(gDelay.clockReadNs);
+  out.key("min_delay_ns").dbl(gDelay.minDelayNs);
+  out.ch('}');
+  uint64_t calls = 0, delivered = 0;
+  out.key("functions").ch('[');
+  bool first = true;
+  for (uint32_t fn = 1; fn <= gRegistry.size(); ++fn) {
+    if (!gRegistry.get(fn).delayed)
+      continue;
+    DelayStats sum{};
+    for (ThreadState *t = allThreads(); t; t = t->next)
+      if (const DelayStats *d = t->delays.find(fn)) {
+        sum.eligible += d->eligible;
+        sum.delayed += d->delayed;
+        sum.deliveredTicks += d->deliveredTicks;
+        sum.sumAbsErrorTicks += d->sumAbsErrorTicks;
+        if (d->worstErrorTicks > sum.worstErrorTicks)
+          sum.worstErrorTicks = d->worstErrorTicks;
+      }
+    calls += sum.delayed;
+    delivered += durationToNs(sum.deliveredTicks);
+    out.raw(first ? "" : ",").ch('{');
+    first = false;
+    out.key("name", true).str(gRegistry.get(fn).name);
+    out.key("calls_in_window").u64(sum.eligible);
+    out.key("delayed_calls").u64(sum.delayed);
+    out.key("requested_ns").u64(sum.delayed * gDelay.delayNs);
+    out.key("delivered_ns").u64(durationToNs(sum.deliveredTicks));
+    out.key("mean_error_ns")
+        .dbl(sum.delayed && gDelay.delayNs
+                 ? double(durationToNs(sum.sumAbsErrorTicks)) /
+                       double(sum.delayed)
+                 : 0.0);
+    out.key("worst_error_ns")
+        .u64(gDelay.delayNs ? durationToNs(sum.worstErrorTicks) : 0);
+    out.ch('}');
+  }
+  out.ch(']');
+  out.key("delayed_calls").u64(calls);
+  out.key("requested_ns").u64(calls * gDelay.delayNs);
+  out.key("delivered_ns").u64(delivered);
+  out.ch('}');
+
+  out.key("progress").ch('[');
+  for (unsigned i = 0; i < progressPointCount(); ++i) {
+    ProgressSlot &p = progressSlot(i);
+    uint64_t inWindow = p.countInWindow.load(std::memory_order_relaxed);
+    out.raw(i ? "," : "").ch('{');
+    out.key("name", true).str(p.name);
+    bool latency = p.kind == PERF_PROGRESS_LATENCY;
+    out.key("kind").str(latency ? "latency" : "throughput");
+    if (latency) {
+      out.key("begins").u64(p.begins);
+      out.key("ends").u64(p.count.load(std::memory_order_relaxed));
+      out.key("ends_in_window").u64(inWindow);
+      // Little's law: mean latency = mean requests in flight / completion
+      // rate = time integral of in-flight requests / completions.
+      out.key("mean_latency_ns")
+          .dbl(inWindow ? double(durationToNs(p.inFlightTicks)) /
+                              double(inWindow)
+                        : 0.0);
+    } else {
+      out.key("count").u64(p.count.load(std::memory_order_relaxed));
+      out.key("count_in_window").u64(inWindow);
+    }
+    out.key("rate_per_s").dbl(seconds > 0 ? double(inWindow) / seconds : 0.0);
+    out.ch('}');
+  }
+  out.ch(']');
 }
 
 } // namespace
@@ -125,6 +223,8 @@ bool summaryWrite(char *path, unsigned pathSize, const char *traceFile) {
   out.key("unmatched_exits").u64(unmatched);
   out.key("abandoned_frames").u64(abandoned);
   out.ch('}');
+
+  writeWindowDelayProgress(out);
 
   out.key("functions").ch('[');
   for (uint32_t i = 0; i < used; ++i) {

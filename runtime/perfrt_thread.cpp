@@ -25,6 +25,8 @@ void *mapZeroed(size_t bytes) {
   return p == MAP_FAILED ? nullptr : p;
 }
 
+} // namespace
+
 void *arenaAlloc(Arena &arena, size_t bytes) {
   bytes = (bytes + 15) & ~size_t(15);
   if (arena.left < bytes) {
@@ -41,6 +43,8 @@ void *arenaAlloc(Arena &arena, size_t bytes) {
   arena.left -= bytes;
   return p;
 }
+
+namespace {
 
 /// Thread exit: close what is still open, hand the chunk to the writer, and
 /// make later probes on this thread (other TLS destructors) return at once.
@@ -82,21 +86,6 @@ ThreadState *createThreadState() {
   pthread_setspecific(exitKey, t);
   tlsState = t;
   return t;
-}
-
-FnStats *StatsTable::create(uint32_t fn, Arena &arena) {
-  uint32_t page = fn / StatsPageSize;
-  if (page >= StatsPages)
-    return nullptr;
-  if (!pages[page]) {
-    pages[page] = static_cast<FnStats **>(
-        arenaAlloc(arena, StatsPageSize * sizeof(FnStats *)));
-    if (!pages[page])
-      return nullptr;
-  }
-  FnStats *s = static_cast<FnStats *>(arenaAlloc(arena, sizeof(FnStats)));
-  pages[page][fn % StatsPageSize] = s;
-  return s;
 }
 
 void refreshThreadName(ThreadState *t) {

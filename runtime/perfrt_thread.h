@@ -14,6 +14,7 @@
 #ifndef PERFRT_THREAD_H
 #define PERFRT_THREAD_H
 
+#include "perfrt_delay.h"
 #include "perfrt_stats.h"
 
 #include <atomic>
@@ -38,6 +39,8 @@ enum SpanFlags : uint32_t {
   SpanUnwind = 1,     // left by an exception
   SpanAbandoned = 2,  // skipped by longjmp or an unprobed unwinding frame
   SpanUnfinished = 4, // still open when the trace was written
+  SpanDelay = 8,      // a speed bump (exclusive = the requested ticks)
+  SpanCounter = 16,   // a progress point hit (fn = point, exclusive = count)
 };
 
 constexpr uint32_t MaxDepth = 512;
@@ -66,7 +69,8 @@ struct ThreadState {
   uint64_t abandonedFrames;
   char name[64];
   uint32_t namedByApi; // perf_thread_name() was called: keep t->name
-  Arena arena;         // for `stats`
+  Arena arena;         // for `stats` and `delays`
+  FunctionTable<DelayStats> delays;
   ThreadState *next;   // all states, newest first
 };
 

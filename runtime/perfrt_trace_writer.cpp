@@ -3,6 +3,7 @@
 
 #include "perfrt_clock.h"
 #include "perfrt_json.h"
+#include "perfrt_progress.h"
 #include "perfrt_record.h"
 #include "perfrt_registry.h"
 #include "perfrt_runtime.h"
@@ -30,6 +31,16 @@ uint64_t spillBytes = 0;
 char spillPath[4096];
 SpanChunk spillBuffer; // one chunk read back at a time (static: 256 KiB)
 Arena writerArena;     // for every thread's spanStats: one converter at a time
+
+/// Charges a function span to its thread's aggregates (the writer's table);
+/// true for a function span, false for a delay or counter record.
+bool chargeSpan(ThreadState *owner, const SpanRecord &r) {
+  if (r.flags & (SpanDelay | SpanCounter))
+    return false;
+  if (FnStats *s = owner->spanStats.get(r.fn, writerArena))
+    s->add(r.end > r.start ? r.end - r.start : 0, r.exclusive);
+  return true;
+}
 
 bool writeAll(int fd, const void *data, size_t size) {
   const char *p = static_cast<const char *>(data);
@@ -105,6 +116,33 @@ void writeSpan(const SpanRecord &r, uint32_t tid) {
   out.raw("}}");
 }
 
+/// A speed bump, nested in its function's span (category `delay`).
+void writeDelay(const SpanRecord &r, uint32_t tid) {
+  if (r.fn == 0 || r.fn > gRegistry.size())
+    return;
+  const FunctionRecord &f = gRegistry.get(r.fn);
+  uint64_t start = ticksToNs(r.start), end = ticksToNs(r.end);
+  beginEvent();
+  out.raw("{\"ph\":\"X\",\"cat\":").str(format::CategoryDelay);
+  out.raw(",\"name\":\"delay\",\"pid\":").u64(uint64_t(gRt.pid));
+  out.raw(",\"tid\":").u64(tid).raw(",\"ts\":").micros(start);
+  out.raw(",\"dur\":").micros(end > start ? end - start : 0);
+  out.raw(",\"args\":{").key(format::ArgFunction, true).str(f.name);
+  out.key(format::ArgRequestedNs).u64(durationToNs(r.exclusive));
+  out.raw("}}");
+}
+
+/// A progress point's running count, as a counter event.
+void writeCounter(const SpanRecord &r, uint32_t tid) {
+  if (r.fn == 0 || r.fn > progressPointCount())
+    return;
+  beginEvent();
+  out.raw("{\"ph\":\"C\",\"name\":").str(progressSlot(r.fn - 1).name);
+  out.raw(",\"pid\":").u64(uint64_t(gRt.pid)).raw(",\"tid\":").u64(tid);
+  out.raw(",\"ts\":").micros(ticksToNs(r.start));
+  out.raw(",\"args\":{\"value\":").u64(r.exclusive).raw("}}");
+}
+
 void writeNameEvent(const char *what, uint32_t tid, const char *name) {
   beginEvent();
   out.raw("{\"ph\":\"M\",\"name\":").str(what);
@@ -151,12 +189,9 @@ void traceSpillChunk(SpanChunk *c) {
     return;
   }
   // Not in the trace, but still in the summary: charge the spans here.
-  spillLostSpans += n;
-  for (uint32_t i = 0; i < n; ++i) {
-    const SpanRecord &r = c->records[i];
-    if (FnStats *s = c->owner->spanStats.get(r.fn, writerArena))
-      s->add(r.end > r.start ? r.end - r.start : 0, r.exclusive);
-  }
+  for (uint32_t i = 0; i < n; ++i)
+    if (chargeSpan(c->owner, c->records[i]))
+      ++spillLostSpans;
 }
 
 void traceConvertSpill() {
@@ -184,9 +219,13 @@ void traceConvertChunk(SpanChunk *c) {
   for (uint32_t i = 0; i < n; ++i) {
     const SpanRecord &r = c->records[i];
     // In trace mode the aggregates are charged here, one writer at a time.
-    if (FnStats *s = c->owner->spanStats.get(r.fn, writerArena))
-      s->add(r.end > r.start ? r.end - r.start : 0, r.exclusive);
-    writeSpan(r, c->tid);
+    chargeSpan(c->owner, r);
+    if (r.flags & SpanDelay)
+      writeDelay(r, c->tid);
+    else if (r.flags & SpanCounter)
+      writeCounter(r, c->tid);
+    else
+      writeSpan(r, c->tid);
   }
 }
 

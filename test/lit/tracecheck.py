@@ -9,7 +9,8 @@ Usage (lit substitution %tracecheck):
 
 trace    Validates a Chrome trace written by libperfrt.so (JSON object form
          with traceEvents and metadata; every complete event has name, cat,
-         pid, tid, ts, dur >= 0, args.file and args.line; the spans of each
+         pid, tid, ts, dur >= 0, args.file and args.line (a `delay` event:
+         args.function and args.requested_ns); the spans of each
          thread nest properly; every thread with spans has a thread_name and
          every process a process_name event), then prints a deterministic view:
 
@@ -184,6 +185,16 @@ def check_trace(doc):
         args = e.get("args")
         if not isinstance(args, dict):
             raise Problem("%s has no args" % describe(e, i))
+        if e["cat"] == "delay":
+            # A speed bump: names the function it slows, nests inside it.
+            if not isinstance(args.get("function"), str):
+                raise Problem("%s has no args.function" % describe(e, i))
+            if not is_int(args.get("requested_ns")):
+                raise Problem("%s has no args.requested_ns" % describe(e, i))
+            start = number(e["ts"])
+            spans.setdefault((e["pid"], e["tid"]), []).append(
+                Span("delay", start, start + number(e["dur"]), i, []))
+            continue
         if not isinstance(args.get("file"), str):
             raise Problem("%s has no args.file" % describe(e, i))
         if not is_int(args.get("line")) or args["line"] < 0:

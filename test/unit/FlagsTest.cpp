@@ -85,11 +85,7 @@ TEST(Flags, BadValueIsOneLineNamingVariableAndValue) {
 
 TEST(Flags, SettingsNotYetImplementedAreRefusedNotIgnored) {
   for (auto vars : std::initializer_list<std::map<std::string, std::string>>{
-           {{"PERFCC_DELAY_NS", "10us"}},
-           {{"SPEED_BUMP_DELAY_NS", "100"}},
-           {{"PERFCC_CUPTI", "on"}},
-           {{"PERFCC_NVTX", "1"}},
-           {{"PERFCC_START_MS", "5"}}}) {
+           {{"PERFCC_CUPTI", "on"}}, {{"PERFCC_NVTX", "1"}}}) {
     Flags f;
     std::string error;
     EXPECT_FALSE(parseWith(vars, f, error)) << vars.begin()->first;
@@ -97,6 +93,46 @@ TEST(Flags, SettingsNotYetImplementedAreRefusedNotIgnored) {
               std::string::npos)
         << error;
   }
+}
+
+TEST(Flags, DelayWithoutTargetsIsRefused) {
+  for (auto vars : std::initializer_list<std::map<std::string, std::string>>{
+           {{"PERFCC_DELAY_NS", "10us"}},
+           {{"SPEED_BUMP_DELAY_NS", "100"}},
+           {{"PERFCC_FREQUENCY", "3"}}}) {
+    Flags f;
+    std::string error;
+    EXPECT_FALSE(parseWith(vars, f, error)) << vars.begin()->first;
+    EXPECT_EQ(error, "perfcc: PERFCC_DELAY_NS/PERFCC_FREQUENCY set without "
+                     "PERFCC_DELAY_TARGETS: nothing would be delayed");
+  }
+}
+
+TEST(Flags, DelaySettingsAndAliasesParse) {
+  Flags f;
+  std::string error;
+  ASSERT_TRUE(parseWith({{"SPEED_BUMP_TARGETS", "d.txt"},
+                         {"PERFCC_DELAY_NS", "10us"},
+                         {"SPEED_BUMP_FREQUENCY", "4"},
+                         {"PERFCC_START_MS", "100"},
+                         {"SPEED_BUMP_DURATION_MS", "500"}},
+                        f, error))
+      << error;
+  EXPECT_STREQ(f.delayTargets, "d.txt");
+  EXPECT_EQ(f.delayNs, 10000u);
+  EXPECT_EQ(f.frequency, 4u);
+  EXPECT_EQ(f.startMs, 100u);
+  EXPECT_EQ(f.durationMs, 500u);
+}
+
+TEST(Flags, DelaysWithProbesOffAreRefused) {
+  Flags f;
+  std::string error;
+  EXPECT_FALSE(parseWith(
+      {{"PERFCC_MODE", "off"}, {"PERFCC_DELAY_TARGETS", "d.txt"}}, f, error));
+  EXPECT_NE(error.find("PERFCC_MODE='off' with PERFCC_DELAY_TARGETS"),
+            std::string::npos)
+      << error;
 }
 
 TEST(Flags, AliasesThatDisagreeAreAnError) {

@@ -19,7 +19,7 @@
  * the pass guards every probe call with `if (desc->enabled)`, so a probe that
  * is compiled in but disabled at run time costs one load and one branch. */
 struct perfcc_desc {
-  uint32_t enabled; /* written by the runtime at registration: 1 records */
+  uint32_t enabled; /* written by the runtime: PERFCC_ENABLED_* bits */
   uint32_t id;      /* written by the runtime: dense index, 0 = unregistered */
   const char *name; /* demangled qualified name without parameters */
   const char *mangled;
@@ -30,6 +30,10 @@ struct perfcc_desc {
 
 /* flags */
 #define PERFCC_DESC_EARLY 1u /* instrumented before inlining */
+
+/* `enabled` bits: any bit set makes the instrumented code call the probes. */
+#define PERFCC_ENABLED_RECORD 1u /* calls are recorded */
+#define PERFCC_ENABLED_DELAY 2u  /* calls get a speed bump */
 
 /* Section holding the descriptors; a C identifier so the linker defines
  * __start_/__stop_ symbols for it. */

@@ -1,24 +1,67 @@
 /* perf/perf.h - the one header an application includes to talk to perfcc.
  *
- * Thread names and an early flush. A program that includes this header but
- * is built without perfcc still compiles, links and runs: the runtime's
- * functions are weak references, null when libperfrt.so is absent, and every
- * call below is then a no-op.
+ * Progress points (what a speed-bump experiment measures), thread names and
+ * an early flush. A program that includes this header but is built without
+ * perfcc still compiles, links and runs: the runtime's functions are weak
+ * references, null when libperfrt.so is absent, and every call below is then
+ * a no-op.
  */
 #ifndef PERF_PERF_H
 #define PERF_PERF_H
+
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Implemented by libperfrt.so. Call the perf_* wrappers below instead. */
+#define PERF_PROGRESS_THROUGHPUT 0u
+#define PERF_PROGRESS_LATENCY 1u
+
+/* One per progress-point site (the macros below make it static). Sites with
+ * the same name count into the same point. */
+struct perf_progress_point {
+  const char *name;
+  uint32_t id; /* 0 until the runtime first sees the site */
+};
+
+/* Implemented by libperfrt.so. Use the macros and wrappers below instead. */
 void perfcc_flush(void) __attribute__((weak));
 void perfcc_set_thread_name(const char *name) __attribute__((weak));
+void perfcc_progress(struct perf_progress_point *point) __attribute__((weak));
+void perfcc_latency_begin(struct perf_progress_point *point)
+    __attribute__((weak));
+void perfcc_latency_end(struct perf_progress_point *point)
+    __attribute__((weak));
 
 #ifdef __cplusplus
 }
 #endif
+
+/* A throughput point: one unit of work done ("token generated"). The
+ * summary reports its count and rate inside the measurement window. */
+#define PERF_PROGRESS(name)                                                    \
+  do {                                                                         \
+    static struct perf_progress_point perf_point_ = {(name), 0};               \
+    if (perfcc_progress)                                                       \
+      perfcc_progress(&perf_point_);                                           \
+  } while (0)
+
+/* A latency point: PERF_BEGIN when a request arrives, PERF_END (same name)
+ * when it is done, on any threads. The summary reports the completion rate
+ * and the mean latency (Little's law over the window). */
+#define PERF_BEGIN(name)                                                       \
+  do {                                                                         \
+    static struct perf_progress_point perf_point_ = {(name), 0};               \
+    if (perfcc_latency_begin)                                                  \
+      perfcc_latency_begin(&perf_point_);                                      \
+  } while (0)
+#define PERF_END(name)                                                         \
+  do {                                                                         \
+    static struct perf_progress_point perf_point_ = {(name), 0};               \
+    if (perfcc_latency_end)                                                    \
+      perfcc_latency_end(&perf_point_);                                        \
+  } while (0)
 
 /* Writes the trace and the summary now and stops recording: for programs
  * that end without a normal exit (_exit, abort, exec). Later calls and the
