@@ -1,0 +1,79 @@
+// Ground truth 3: a host thread launches work items to a simulated device
+// thread through a queue, with a fixed host cost per item (launch) smaller
+// than the device's cost per item (device_execute): the shape of a GPU fed
+// by its launcher. While the host keeps the queue non-empty the device sets
+// the pace and host code does not matter; once a bump makes launch slower
+// than device_execute, the device drains its queue, starves, and every
+// further ns of host time counts: a threshold. device_execute is on the
+// critical path throughout (linear).
+// Throughput: progress point "items" (one per executed item).
+// Usage: launcher_device [items]
+#include "work.h"
+
+#include <perf/perf.h>
+
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+constexpr uint64_t HostUnits = 20;
+constexpr uint64_t DeviceUnits = 40;
+constexpr size_t Capacity = 8;
+
+namespace causal {
+
+std::mutex mutex;
+std::condition_variable changed;
+std::deque<uint64_t> queue;
+bool done = false;
+
+__attribute__((noinline)) uint64_t launch(uint64_t i) {
+  return burn(HostUnits, i);
+}
+__attribute__((noinline)) uint64_t device_execute(uint64_t v) {
+  return burn(DeviceUnits, v);
+}
+
+} // namespace causal
+
+int main(int argc, char **argv) {
+  using namespace causal;
+  int items = argc > 1 ? std::atoi(argv[1]) : 20000;
+  uint64_t total = 0;
+  std::thread device([&] {
+    perf_thread_name("device");
+    for (;;) {
+      uint64_t v;
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        changed.wait(lock, [] { return !queue.empty() || done; });
+        if (queue.empty())
+          break;
+        v = queue.front();
+        queue.pop_front();
+        changed.notify_all();
+      }
+      total += device_execute(v);
+      PERF_PROGRESS("items");
+    }
+  });
+  perf_thread_name("host");
+  for (int i = 0; i < items; ++i) {
+    uint64_t v = launch(uint64_t(i));
+    std::unique_lock<std::mutex> lock(mutex);
+    changed.wait(lock, [] { return queue.size() < Capacity; });
+    queue.push_back(v);
+    changed.notify_all();
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    done = true;
+    changed.notify_all();
+  }
+  device.join();
+  std::printf("%llu\n", static_cast<unsigned long long>(total));
+  return 0;
+}

@@ -1,0 +1,43 @@
+// Ground truth 1: two threads joined at the end of each round, one doing
+// twice the work of the other. A round's time is the long thread's time, so:
+//  - slowing long_task slows the run linearly (every delayed ns counts);
+//  - slowing short_task changes nothing until the short thread becomes the
+//    longer one, then it counts fully: a threshold, with slack equal to the
+//    difference between the two threads.
+// Throughput: progress point "rounds".
+// Usage: two_threads [rounds] [calls per round]
+#include "work.h"
+
+#include <perf/perf.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+
+namespace causal {
+
+__attribute__((noinline)) uint64_t short_task(uint64_t i) { return burn(20, i); }
+__attribute__((noinline)) uint64_t long_task(uint64_t i) { return burn(40, i); }
+
+} // namespace causal
+
+int main(int argc, char **argv) {
+  int rounds = argc > 1 ? std::atoi(argv[1]) : 200;
+  int calls = argc > 2 ? std::atoi(argv[2]) : 100;
+  uint64_t a = 0, b = 0;
+  for (int round = 0; round < rounds; ++round) {
+    std::thread shortThread([&] {
+      for (int i = 0; i < calls; ++i)
+        a += causal::short_task(uint64_t(i));
+    });
+    std::thread longThread([&] {
+      for (int i = 0; i < calls; ++i)
+        b += causal::long_task(uint64_t(i));
+    });
+    shortThread.join();
+    longThread.join();
+    PERF_PROGRESS("rounds");
+  }
+  std::printf("%llu\n", static_cast<unsigned long long>(a ^ b));
+  return 0;
+}
