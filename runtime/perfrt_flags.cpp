@@ -182,6 +182,20 @@ bool parseFlags(Flags &flags, std::string &error,
     return error = "perfcc: PERFCC_DELAY_NS/PERFCC_FREQUENCY set without "
                    "PERFCC_DELAY_TARGETS: nothing would be delayed",
            false;
+  if (flags.speedupPercent > 100)
+    return error = "perfcc: PERFCC_SPEEDUP_PERCENT='" +
+                   std::to_string(flags.speedupPercent) +
+                   "': expected 0 to 100",
+           false;
+  if (flags.speedupPercent && !flags.delayTargets[0])
+    return error = "perfcc: PERFCC_SPEEDUP_PERCENT set without "
+                   "PERFCC_DELAY_TARGETS: nothing would be sped up",
+           false;
+  if (flags.speedupPercent && (flags.delayNs || flags.frequency != 1))
+    return error = "perfcc: PERFCC_SPEEDUP_PERCENT with PERFCC_DELAY_NS or "
+                   "PERFCC_FREQUENCY: a virtual speedup and speed bumps are "
+                   "two experiments; run them separately",
+           false;
   if (flags.mode == Mode::Off && flags.delayTargets[0])
     return error = "perfcc: PERFCC_MODE='off' with PERFCC_DELAY_TARGETS: the "
                    "probes are off, so nothing would be delayed (use "

@@ -31,6 +31,7 @@ struct Flags {
   Path delayTargets = {};
   uint64_t delayNs = 0;
   uint64_t frequency = 1;
+  uint64_t speedupPercent = 0;
   uint64_t startMs = 0;
   uint64_t durationMs = 0;
   Cupti cupti = Cupti::Auto;

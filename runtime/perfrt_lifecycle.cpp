@@ -11,6 +11,7 @@
 #include "perfrt_clock.h"
 #include "perfrt_delay.h"
 #include "perfrt_progress.h"
+#include "perfrt_speedup.h"
 #include "perfrt_record.h"
 #include "perfrt_registry.h"
 #include "perfrt_summary.h"
@@ -119,6 +120,7 @@ void initOnceBody() {
   }
   gRt.startTicks = nowTicks();
   delayInit(gRt.flags);
+  speedupInit(gRt.flags);
   gRt.state.store(1);
   gRt.recording.store(gRt.flags.mode != Mode::Off, std::memory_order_release);
 }
@@ -207,6 +209,11 @@ void runtimeFinish(bool inSignal) {
                           std::strerror(errno) + ")";
   writeStderr(line);
 
+  if (gSpeedup.on && !inSignal && speedupSawGpu())
+    writeStderr("perfcc: PERFCC_SPEEDUP_PERCENT: the process loaded a CUDA "
+                "driver; a GPU cannot be paused by delaying CPU threads, so "
+                "this virtual speedup is marked invalid in the summary (use "
+                "speed bumps: PERFCC_DELAY_NS)");
   if (gRt.targets && !inSignal)
     for (const std::string &w : gRt.targets->unusedRuleWarnings(
              gRegistry.usedRules(gRt.targets->rules().size())))

@@ -18,6 +18,7 @@
 #include "perfrt_clock.h"
 #include "perfrt_delay.h"
 #include "perfrt_record.h"
+#include "perfrt_speedup.h"
 
 #include "perfcc/ABI.h"
 
@@ -63,6 +64,8 @@ __attribute__((noinline)) PERFRT_NOINSTR void enterSlow(perfcc_desc *desc,
   if (!t)
     return;
   uint32_t bits = desc->enabled;
+  if (bits & PERFCC_ENABLED_CATCHUP)
+    speedupCatchUp(t);
   if (bits & PERFCC_ENABLED_RECORD) {
     if (needsRepair(t, sp))
       closeAbandonedBelow(t, sp, nowTicks());
@@ -70,17 +73,27 @@ __attribute__((noinline)) PERFRT_NOINSTR void enterSlow(perfcc_desc *desc,
       f->start = nowTicks(); // last: bookkeeping is not charged to the call
   }
   // After the frame's start: the bump is part of the function's time.
-  if (bits & PERFCC_ENABLED_DELAY)
-    delayCall(t, desc->id);
+  if (bits & PERFCC_ENABLED_DELAY) {
+    if (gSpeedup.on)
+      speedupEnterSelected(t, nowTicks());
+    else
+      delayCall(t, desc->id);
+  }
   release(t);
 }
 
 __attribute__((noinline)) PERFRT_NOINSTR void
-exitSlow(perfcc_desc *desc, uint64_t end, uint32_t flags) {
+exitSlow(perfcc_desc *desc, uint64_t end, uint32_t flags, uint32_t bits) {
   ThreadState *t = acquire();
   if (!t)
     return;
-  exitFrame(t, desc->id, end, flags);
+  if ((bits & PERFCC_ENABLED_DELAY) && gSpeedup.on)
+    speedupExitSelected(t, end);
+  // Only a recorded function's entry pushed a frame.
+  if (bits & PERFCC_ENABLED_RECORD)
+    exitFrame(t, desc->id, end, flags);
+  if (bits & PERFCC_ENABLED_CATCHUP)
+    speedupCatchUp(t);
   release(t);
 }
 
@@ -89,16 +102,17 @@ exitSlow(perfcc_desc *desc, uint64_t end, uint32_t flags) {
 __attribute__((always_inline)) PERFRT_NOINSTR inline void
 exitWith(perfcc_desc *desc, uint32_t flags) {
   uint64_t end = nowTicks(); // first, so bookkeeping is not charged to the call
-  if (UNLIKELY(!(desc->enabled & PERFCC_ENABLED_RECORD)))
-    return; // delayed but not recorded: its entry pushed no frame
+  uint32_t bits = desc->enabled;
+  if (UNLIKELY(bits != PERFCC_ENABLED_RECORD))
+    return exitSlow(desc, end, flags, bits);
   ThreadState *t = tlsState;
   if (UNLIKELY(!t || t->busy.load(std::memory_order_relaxed) || t->overflow ||
                !t->depth))
-    return exitSlow(desc, end, flags);
+    return exitSlow(desc, end, flags, bits);
   uint32_t depth = t->depth;
   Frame &f = t->stack[depth - 1];
   if (UNLIKELY(f.fn != desc->id))
-    return exitSlow(desc, end, flags);
+    return exitSlow(desc, end, flags, bits);
   // Where the call goes: a span in the chunk (trace mode) or the thread's
   // aggregates (summary mode); first chunk or first call: slow path.
   SpanChunk *c = nullptr;
@@ -106,11 +120,11 @@ exitWith(perfcc_desc *desc, uint32_t flags) {
   if (gRt.trace) {
     c = t->chunk;
     if (UNLIKELY(!c || c->count == ChunkRecords))
-      return exitSlow(desc, end, flags);
+      return exitSlow(desc, end, flags, bits);
   } else {
     s = t->stats.find(f.fn);
     if (UNLIKELY(!s))
-      return exitSlow(desc, end, flags);
+      return exitSlow(desc, end, flags, bits);
   }
   t->busy.store(1, std::memory_order_relaxed);
   std::atomic_signal_fence(std::memory_order_seq_cst);

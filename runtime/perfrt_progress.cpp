@@ -4,6 +4,7 @@
 #include "perfrt_clock.h"
 #include "perfrt_delay.h"
 #include "perfrt_record.h"
+#include "perfrt_speedup.h"
 
 #include "perf/perf.h"
 
@@ -72,6 +73,21 @@ void traceCounter(uint32_t id, uint64_t now, uint64_t value) {
   t->busy.store(0, std::memory_order_release);
 }
 
+/// In a virtual speedup, progress counts only once this thread has paid the
+/// delays it owes (Coz does the same).
+void payOwedDelay() {
+  if (!gSpeedup.on)
+    return;
+  ThreadState *t = tlsState ? tlsState : createThreadState();
+  if (!t || t->busy.load(std::memory_order_relaxed))
+    return;
+  t->busy.store(1, std::memory_order_relaxed);
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  speedupCatchUp(t);
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  t->busy.store(0, std::memory_order_release);
+}
+
 } // namespace
 
 ProgressSlot &progressSlot(unsigned index) { return slots[index]; }
@@ -99,6 +115,7 @@ using namespace perfrt;
 PERFRT_API PERFRT_NOINSTR void perfcc_progress(perf_progress_point *p) {
   if (gRt.state.load(std::memory_order_relaxed) != 1)
     return;
+  payOwedDelay();
   ProgressSlot *s = slotOf(p, PERF_PROGRESS_THROUGHPUT);
   if (!s)
     return;
@@ -126,6 +143,7 @@ PERFRT_API PERFRT_NOINSTR void perfcc_latency_begin(perf_progress_point *p) {
 PERFRT_API PERFRT_NOINSTR void perfcc_latency_end(perf_progress_point *p) {
   if (gRt.state.load(std::memory_order_relaxed) != 1)
     return;
+  payOwedDelay();
   ProgressSlot *s = slotOf(p, PERF_PROGRESS_LATENCY);
   if (!s)
     return;

@@ -1,6 +1,8 @@
 //===- perfrt_registry.cpp - register descriptor sections -----------------===//
 #include "perfrt_registry.h"
 
+#include "perfrt_speedup.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -77,8 +79,10 @@ void Registry::add(perfcc_desc *begin, perfcc_desc *end,
     count.store(id, std::memory_order_release);
     d->id = id;
     // Published last: a probe that sees the bits also sees the id.
+    // In a virtual speedup every probe is a place to pay owed delays.
     uint32_t bits = (enabled ? PERFCC_ENABLED_RECORD : 0) |
-                    (delayed ? PERFCC_ENABLED_DELAY : 0);
+                    (delayed ? PERFCC_ENABLED_DELAY : 0) |
+                    (gSpeedup.on ? PERFCC_ENABLED_CATCHUP : 0);
     __atomic_store_n(&d->enabled, bits, __ATOMIC_RELEASE);
   }
 }

@@ -4,6 +4,7 @@
 #include "perfrt_clock.h"
 #include "perfrt_delay.h"
 #include "perfrt_progress.h"
+#include "perfrt_speedup.h"
 #include "perfrt_json.h"
 #include "perfrt_registry.h"
 #include "perfrt_runtime.h"
@@ -132,6 +133,28 @@ void writeWindowDelayProgress(JsonOut &out) {
   out.key("delivered_ns").u64(delivered);
   out.ch('}');
 
+  // Virtual speedup: the program's effective time is its real time minus
+  // the delay every thread was made to pay.
+  uint64_t inserted = durationToNs(gSpeedup.insertedTicks.load());
+  uint64_t windowNs = durationToNs(end - start);
+  uint64_t effectiveNs = windowNs > inserted ? windowNs - inserted : 0;
+  bool gpu = gSpeedup.on && speedupSawGpu();
+  if (gSpeedup.on) {
+    out.key("speedup").ch('{');
+    out.key("percent", true).u64(gSpeedup.percent);
+    out.key("inserted_ns").u64(inserted);
+    out.key("paid_ns").u64(durationToNs(gSpeedup.paidTicks.load()));
+    out.key("effective_duration_ns").u64(effectiveNs);
+    out.key("valid").raw(gpu ? "false" : "true");
+    out.key("reason").str(
+        gpu ? "the process loaded a CUDA driver: a GPU cannot be paused by "
+              "delaying CPU threads, so a virtual speedup of host code "
+              "predicts gains that do not exist; use speed bumps"
+            : "");
+    out.ch('}');
+  }
+  double effectiveSeconds = double(effectiveNs) / 1e9;
+
   out.key("progress").ch('[');
   for (unsigned i = 0; i < progressPointCount(); ++i) {
     ProgressSlot &p = progressSlot(i);
@@ -155,6 +178,10 @@ void writeWindowDelayProgress(JsonOut &out) {
       out.key("count_in_window").u64(inWindow);
     }
     out.key("rate_per_s").dbl(seconds > 0 ? double(inWindow) / seconds : 0.0);
+    if (gSpeedup.on)
+      out.key("virtual_rate_per_s")
+          .dbl(effectiveSeconds > 0 ? double(inWindow) / effectiveSeconds
+                                    : 0.0);
     out.ch('}');
   }
   out.ch(']');

@@ -1,6 +1,7 @@
 //===- perfrt_thread.cpp - per-thread state: creation, repair, exit -------===//
 #include "perfrt_clock.h"
 #include "perfrt_record.h"
+#include "perfrt_speedup.h"
 
 #include <atomic>
 #include <cstring>
@@ -77,6 +78,8 @@ ThreadState *createThreadState() {
   if (!t)
     return nullptr;
   t->tid = static_cast<uint32_t>(gettid());
+  // A new thread owes none of the delays inserted before it existed.
+  t->localDelayTicks = gSpeedup.globalTicks.load(std::memory_order_relaxed);
   refreshThreadName(t);
   ThreadState *head = threadList.load(std::memory_order_relaxed);
   do {

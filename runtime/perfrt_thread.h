@@ -71,6 +71,10 @@ struct ThreadState {
   uint32_t namedByApi; // perf_thread_name() was called: keep t->name
   Arena arena;         // for `stats` and `delays`
   FunctionTable<DelayStats> delays;
+  // Virtual speedup (perfrt_speedup.h).
+  uint64_t localDelayTicks; // delay this thread has paid or been credited
+  uint64_t selectedStart;   // entry of the outermost selected call
+  uint32_t selectedDepth;   // selected calls open on this thread
   ThreadState *next;   // all states, newest first
 };
 
