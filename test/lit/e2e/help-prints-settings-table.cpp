@@ -14,6 +14,7 @@
 // CHECK-NEXT:   PERFCC_DELAY_TARGETS (default ''): {{.+}}
 // CHECK-NEXT:   PERFCC_DELAY_NS (default '0'): {{.+}}
 // CHECK-NEXT:   PERFCC_FREQUENCY (default '1'): {{.+}}
+// CHECK-NEXT:   PERFCC_SPEEDUP_PERCENT (default '0'): {{.+}}
 // CHECK-NEXT:   PERFCC_START_MS (default '0'): {{.+}}
 // CHECK-NEXT:   PERFCC_DURATION_MS (default '0'): {{.+}}
 // CHECK-NEXT:   PERFCC_CUPTI (default 'auto'): {{.+}}
