@@ -9,6 +9,8 @@ packages=(
   clang-14 llvm-14-dev llvm-14-tools      # the default plugin build, lit, FileCheck
   clang-19 llvm-19-dev llvm-19-tools      # the second LLVM major CI tests
   libgtest-dev libbenchmark-dev           # unit tests, benchmarks
+  libcli11-dev nlohmann-json3-dev libfmt-dev libpcre2-dev pkg-config  # perfctl
+  gnuplot-nox                             # perfctl sweep's plot.svg
   chromium                                # loading traces in speedscope
 )
 # Tools that may come from outside Debian's packages (a NodeSource or nvm

@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""A stand-in for a program built with perfcc, for testing perfctl sweep.
+
+It reads the speed-bump settings perfctl hands a run (PERFCC_OUT,
+PERFCC_DELAY_TARGETS, PERFCC_DELAY_NS, PERFCC_FREQUENCY) and writes the
+summary the runtime would (docs/runtime.md: "window", "delay", "progress",
+"functions"), with a throughput that follows a model whose right answer is
+known. Its probed functions and how a delay in each moves the time per unit
+of work:
+
+  consumer  on the critical path:     + calls * delay           (linear)
+  producer  off it:                   + 0                       (none)
+  half      half hidden:              + 0.5 * calls * delay     (sub-linear)
+  short     slack before it matters:  + max(0, calls * delay - slack)
+                                                                (threshold)
+  main      never delayed by the tests
+
+Patterns in the targets file are matched with fnmatch against these names
+(FILE:FUNC takes FUNC); a pattern matching none of them delays nothing.
+Options model failures: --exit, --fail-when-delay, --no-progress,
+--zero-progress, --runtime-refuses-delays. Standard library only.
+"""
+import argparse
+import fnmatch
+import json
+import os
+import random
+import sys
+import time
+
+FUNCTIONS = ["main", "consumer", "producer", "half", "short"]
+
+
+def selected(targets_path):
+    """The functions the targets file picks (last matching line decides)."""
+    patterns = []
+    with open(targets_path) as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            exclude = line.startswith("!")
+            pattern = line[1:] if exclude else line
+            if ":" in pattern.replace("::", ""):
+                pattern = pattern.rsplit(":", 1)[1]
+            patterns.append((exclude, pattern))
+    chosen = []
+    for name in FUNCTIONS:
+        verdict = False
+        for exclude, pattern in patterns:
+            if fnmatch.fnmatchcase(name, pattern):
+                verdict = not exclude
+        if verdict:
+            chosen.append(name)
+    return chosen
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--units", type=int, default=2000)
+    p.add_argument("--base-ns", type=float, default=100000.0)
+    p.add_argument("--calls", type=float, default=1.0)
+    p.add_argument("--slack-ns", type=float, default=20000.0)
+    p.add_argument("--noise", type=float, default=0.01)
+    p.add_argument("--seed", type=int, default=0, help="of the noise")
+    p.add_argument("--armed-overhead", type=float, default=0.0)
+    p.add_argument("--progress-name", default="tokens")
+    p.add_argument("--latency-point", action="store_true")
+    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--zero-progress", action="store_true")
+    p.add_argument("--exit", type=int, default=0)
+    p.add_argument("--fail-when-delay", type=int, default=-1,
+                   help="exit 1 when PERFCC_DELAY_NS is this")
+    p.add_argument("--print-env", action="store_true",
+                   help="print the PERFCC_* and SPEED_BUMP_* settings")
+    p.add_argument("--runtime-refuses-delays", action="store_true")
+    p.add_argument("--sleep", action="store_true",
+                   help="really take the modeled time (for --wall-time)")
+    p.add_argument("--print-rate", action="store_true",
+                   help="print 'tok/s: RATE' lines (for --regex)")
+    p.add_argument("--forks", type=int, default=1)
+    a = p.parse_args()
+
+    delay_ns = int(os.environ.get("PERFCC_DELAY_NS", "0"))
+    targets = os.environ.get("PERFCC_DELAY_TARGETS", "")
+    if a.runtime_refuses_delays and "PERFCC_DELAY_NS" in os.environ:
+        sys.stderr.write("perfcc: PERFCC_DELAY_NS='%d': speed bumps are not "
+                         "implemented yet\n" % delay_ns)
+        sys.exit(2)
+    if a.print_env:
+        for name in sorted(os.environ):
+            if name.startswith(("PERFCC_", "SPEED_BUMP_")):
+                print("%s=%s" % (name, os.environ[name]))
+    if a.fail_when_delay >= 0 and "PERFCC_DELAY_NS" in os.environ and \
+            delay_ns == a.fail_when_delay:
+        a.exit = 1
+    if a.exit:
+        print("working...")
+        sys.stderr.write("fake-program: failing on purpose\n")
+        sys.exit(a.exit)
+    frequency = int(os.environ.get("PERFCC_FREQUENCY", "1"))
+    out = os.environ.get("PERFCC_OUT", "./perfcc-out")
+    # Noise drawn from the run's folder name (runs/NNNN, in perfctl's seeded
+    # order): a sweep with the same --seed sees the same noise every time.
+    random.seed("%d/%s" % (a.seed, os.path.basename(out.rstrip("/"))))
+    armed = bool(targets)
+    delayed = selected(targets) if armed else []
+
+    calls = a.calls
+    added = 0.0
+    for name in delayed:
+        injected = calls / frequency * delay_ns
+        if name == "consumer":
+            added += injected
+        elif name == "half":
+            added += 0.5 * injected
+        elif name == "short":
+            added += max(0.0, injected - a.slack_ns)
+    per_unit = a.base_ns * (1 + (a.armed_overhead if armed else 0)) + added
+    per_unit *= max(0.05, 1 + random.gauss(0, a.noise))
+    window_ns = int(a.units * per_unit)
+    if a.sleep:
+        time.sleep(window_ns / 1e9)
+    if a.print_rate:
+        print("warming up; tok/s: 1.0")
+        print("tok/s: %.3f" % (a.units / (window_ns / 1e9)))
+
+    os.makedirs(out, exist_ok=True)
+    for k in range(a.forks):
+        units = a.units // a.forks + (a.units % a.forks if k == 0 else 0)
+        in_window = 0 if a.zero_progress else units
+        progress = []
+        if not a.no_progress:
+            progress.append({"name": a.progress_name, "kind": "throughput",
+                             "count": units, "count_in_window": in_window,
+                             "rate_per_s": in_window / (window_ns / 1e9)})
+        if a.latency_point:
+            progress.append({"name": "request", "kind": "latency",
+                             "begins": units, "ends": units,
+                             "ends_in_window": in_window,
+                             "rate_per_s": in_window / (window_ns / 1e9),
+                             "mean_latency_ns": per_unit})
+        functions, delay_functions = [], []
+        total_calls = total_requested = total_delivered = 0
+        for name in FUNCTIONS:
+            n = 1 if name == "main" else int(units * calls)
+            own = 0.4 * a.base_ns / calls
+            if name in delayed:
+                hit = n // frequency
+                requested = hit * delay_ns
+                delivered = int(requested * 1.01)
+                delay_functions.append({
+                    "name": name, "calls_in_window": n, "delayed_calls": hit,
+                    "requested_ns": requested, "delivered_ns": delivered,
+                    "mean_error_ns": 0.01 * delay_ns,
+                    "worst_error_ns": 0.05 * delay_ns})
+                total_calls += hit
+                total_requested += requested
+                total_delivered += delivered
+                own += delay_ns / frequency
+            incl = int(n * own) if name != "main" else window_ns
+            functions.append({"name": name, "mangled": name,
+                              "file": "/src/fake.cpp", "line": 1, "calls": n,
+                              "inclusive_ns": {"total": incl,
+                                               "mean": incl // max(n, 1)}})
+        summary = {
+            "perfcc_version": "0.1.0", "program": "fake",
+            "pid": os.getpid() + k, "mode": "summary", "trace": "",
+            "duration_ns": window_ns + 1000000,
+            "window": {"start_ns": 1000, "end_ns": 1000 + window_ns,
+                       "duration_ns": window_ns},
+            "delay": {"armed": armed, "ns": delay_ns, "frequency": frequency,
+                      "targets": targets,
+                      "calibration": {"clock_read_ns": 8.6,
+                                      "min_delay_ns": 30},
+                      "functions": delay_functions,
+                      "delayed_calls": total_calls,
+                      "requested_ns": total_requested,
+                      "delivered_ns": total_delivered},
+            "progress": progress,
+            "functions": functions,
+        }
+        path = os.path.join(out, "fake.%d.summary.json" % (os.getpid() + k))
+        with open(path, "w") as f:
+            json.dump(summary, f)
+    sys.stderr.write("perfcc: wrote %s\n" % out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""Prints what a perfctl sweep.json says, one fact a line, for FileCheck.
+
+  sweepcheck.py summary OUT/sweep.json   status, runs, shapes, ranking
+  sweepcheck.py order OUT/sweep.json     the run order: group delay repeat
+  sweepcheck.py runs OUT/sweep.json      each run's fields are all there
+  sweepcheck.py stdout OUT/sweep.json    each run's stdout, by group and delay
+
+Checks the file's invariants on the way (every run has its fields, the
+interval holds its estimate) and exits 1 with a message when one fails.
+"""
+import json
+import sys
+
+RUN_FIELDS = ["index", "group", "armed", "delay_ns", "repeat", "folder",
+              "exit_status", "signal", "wall_s", "measured", "error"]
+MEASURED_FIELDS = ["throughput", "work_units", "window_ns", "time_per_unit_ns",
+                   "delayed_calls", "delivered_ns", "delay_per_unit_ns"]
+
+
+def fail(message):
+    print("sweepcheck: " + message)
+    sys.exit(1)
+
+
+def main():
+    what, path = sys.argv[1], sys.argv[2]
+    with open(path) as f:
+        doc = json.load(f)
+    runs = doc["runs"]
+    if what == "stdout":
+        import os
+        base = os.path.dirname(path)
+        for r in sorted(runs, key=lambda r: (r["group"] is None, r["group"] or "",
+                                             r["delay_ns"], r["repeat"])):
+            with open(os.path.join(base, r["folder"], "stdout.txt")) as f:
+                lines = f.read().split()
+            print("%s %d: %s" % (r["group"] or "unarmed", r["delay_ns"],
+                                 " ".join(lines)))
+        return
+    if what == "order":
+        for r in runs:
+            print("%s %d %d" % (r["group"] or "unarmed", r["delay_ns"],
+                                r["repeat"]))
+        return
+    for r in runs:
+        for key in RUN_FIELDS + (MEASURED_FIELDS if r["measured"] else []):
+            if key not in r:
+                fail("run %d has no '%s'" % (r["index"], key))
+    if what == "runs":
+        print("runs %d measured %d" % (
+            len(runs), sum(1 for r in runs if r["measured"])))
+        return
+    print("status %s" % doc["status"])
+    if doc.get("error"):
+        print("error %s" % doc["error"])
+    print("runs %d of %d, measured %d" % (
+        len(runs), doc["runs_planned"],
+        sum(1 for r in runs if r["measured"])))
+    analysis = doc.get("analysis")
+    if not analysis:
+        print("no analysis")
+        return
+    for g in analysis["groups"]:
+        pt = g["pass_through"]
+        lo, hi = pt["ci"]
+        if not (lo <= pt["value"] <= hi):
+            fail("%s: pass-through outside its interval" % g["name"])
+        line = "group %s shape %s" % (g["name"], g["shape"])
+        for truth in (0.0, 0.5, 1.0):
+            if lo <= truth <= hi:
+                line += " covers %.1f" % truth
+        print(line)
+        if g["shape"] == "threshold":
+            print("group %s slack_us %.0f" % (
+                g["name"], g["slack_ns_per_call"] / 1000))
+    print("ranking " + " ".join(analysis["ranking"]))
+
+
+if __name__ == "__main__":
+    main()
