@@ -2,7 +2,8 @@
 # The main job, from a fresh Debian 12 machine: install what is missing,
 # build perfcc, build the example pipeline with perfcc (a targets file picks
 # the functions that get probes), run it, and show where its trace and
-# summary went, with the hottest functions.
+# summary went, with the hottest functions; then a short speed-bump sweep on
+# a producer/consumer program says which function limits its throughput.
 # Usage: scripts/demo.sh
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,3 +32,16 @@ for f in s["functions"][:6]:
 PY
 echo "== open the trace in https://ui.perfetto.dev, chrome://tracing or speedscope:"
 echo "   $trace"
+
+echo "== which code limits throughput? A speed-bump sweep of examples/causal/producer_consumer.cpp"
+causal=$root/build/demo-causal
+rm -rf "$causal" && mkdir -p "$causal"
+build/bin/perfcc -O2 -g -pthread --perf-targets=examples/causal/causal.targets \
+  examples/causal/producer_consumer.cpp -o "$causal/producer_consumer"
+echo 'causal::produce_item' >"$causal/producer.targets"
+echo 'causal::consume_item' >"$causal/consumer.targets"
+build/bin/perfctl sweep --group producer="$causal/producer.targets" \
+  --group consumer="$causal/consumer.targets" --delays 0,1us,2us,4us,8us \
+  --repeats 3 --quiet --out "$causal/sweep" -- "$causal/producer_consumer"
+echo "   report: $causal/sweep/report.md, plot: $causal/sweep/plot.svg"
+
