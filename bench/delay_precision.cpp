@@ -29,7 +29,8 @@ void BM_SpinDelay(benchmark::State &state) {
   setUpClock();
   const uint64_t requestedNs = uint64_t(state.range(0));
   const double nsPerTick = gClock.useTsc ? gClock.nsPerTick : 1.0;
-  const uint64_t ticks = uint64_t(std::llround(double(requestedNs) / nsPerTick));
+  const uint64_t ticks =
+      uint64_t(std::llround(double(requestedNs) / nsPerTick));
   std::vector<double> delivered;
   delivered.reserve(1 << 16);
   for (auto _ : state)

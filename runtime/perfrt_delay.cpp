@@ -64,7 +64,8 @@ void delayInit(const Flags &flags) {
   if (gDelay.armed)
     calibrate();
   double ticksPerNs = gClock.useTsc ? 1.0 / gClock.nsPerTick : 1.0;
-  gDelay.delayTicks = uint64_t(std::llround(double(flags.delayNs) * ticksPerNs));
+  gDelay.delayTicks =
+      uint64_t(std::llround(double(flags.delayNs) * ticksPerNs));
   gDelay.windowStart =
       gRt.startTicks + uint64_t(double(flags.startMs) * 1e6 * ticksPerNs);
   gDelay.windowEnd =
@@ -92,8 +93,9 @@ void delayCall(ThreadState *t, uint32_t fn) {
   uint64_t delivered = spinTicks(gDelay.delayTicks);
   ++d->delayed;
   d->deliveredTicks += delivered;
-  uint64_t error = delivered > gDelay.delayTicks ? delivered - gDelay.delayTicks
-                                                 : gDelay.delayTicks - delivered;
+  uint64_t error = delivered > gDelay.delayTicks
+                       ? delivered - gDelay.delayTicks
+                       : gDelay.delayTicks - delivered;
   d->sumAbsErrorTicks += error;
   if (error > d->worstErrorTicks)
     d->worstErrorTicks = error;

@@ -20,22 +20,22 @@ namespace perfrt {
 struct ThreadState;
 
 struct DelayConfig {
-  bool armed;          // a delay targets file was given
-  uint64_t delayNs;    // requested per triggered call
-  uint64_t delayTicks; // the same in clock ticks
-  uint64_t frequency;  // every Nth call in the window
+  bool armed;                      // a delay targets file was given
+  uint64_t delayNs;                // requested per triggered call
+  uint64_t delayTicks;             // the same in clock ticks
+  uint64_t frequency;              // every Nth call in the window
   uint64_t windowStart, windowEnd; // ticks; windowEnd = ~0 for "to the end"
-  double clockReadNs;  // median cost of one clock read
-  double minDelayNs;   // median delivered for a requested delay of 0
+  double clockReadNs;              // median cost of one clock read
+  double minDelayNs; // median delivered for a requested delay of 0
 };
 
 extern DelayConfig gDelay;
 
 /// Per thread and function: what the speed bumps did.
 struct DelayStats {
-  uint64_t eligible;       // calls inside the window
-  uint64_t delayed;        // calls that got a delay
-  uint64_t deliveredTicks; // total spin time
+  uint64_t eligible;         // calls inside the window
+  uint64_t delayed;          // calls that got a delay
+  uint64_t deliveredTicks;   // total spin time
   uint64_t worstErrorTicks;  // largest |delivered - requested|
   uint64_t sumAbsErrorTicks; // for the mean error
 };

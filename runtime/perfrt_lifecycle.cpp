@@ -11,9 +11,9 @@
 #include "perfrt_clock.h"
 #include "perfrt_delay.h"
 #include "perfrt_progress.h"
-#include "perfrt_speedup.h"
 #include "perfrt_record.h"
 #include "perfrt_registry.h"
+#include "perfrt_speedup.h"
 #include "perfrt_summary.h"
 #include "perfrt_trace_writer.h"
 

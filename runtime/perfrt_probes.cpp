@@ -156,8 +156,8 @@ PERFRT_API PERFRT_NOINSTR void __perfcc_enter(perfcc_desc *desc) {
   __asm__("mov %%rsp, %0" : "=r"(sp));
   ThreadState *t = tlsState;
   if (UNLIKELY(!t || t->busy.load(std::memory_order_relaxed) ||
-               desc->enabled != PERFCC_ENABLED_RECORD ||
-               t->depth >= MaxDepth || needsRepair(t, sp)))
+               desc->enabled != PERFCC_ENABLED_RECORD || t->depth >= MaxDepth ||
+               needsRepair(t, sp)))
     return enterSlow(desc, sp);
   t->busy.store(1, std::memory_order_relaxed);
   std::atomic_signal_fence(std::memory_order_seq_cst);

@@ -45,8 +45,8 @@ ProgressSlot *slotOf(perf_progress_point *p, uint32_t kind) {
 
 /// Adds the in-flight time since the last event, clipped to the window.
 void advance(ProgressSlot &s, uint64_t now) {
-  uint64_t a = s.lastTicks > gDelay.windowStart ? s.lastTicks
-                                                : gDelay.windowStart;
+  uint64_t a =
+      s.lastTicks > gDelay.windowStart ? s.lastTicks : gDelay.windowStart;
   uint64_t b = now < gDelay.windowEnd ? now : gDelay.windowEnd;
   if (b > a && s.inFlight > 0)
     s.inFlightTicks += uint64_t(s.inFlight) * (b - a);

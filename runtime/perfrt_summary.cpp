@@ -3,11 +3,11 @@
 
 #include "perfrt_clock.h"
 #include "perfrt_delay.h"
-#include "perfrt_progress.h"
-#include "perfrt_speedup.h"
 #include "perfrt_json.h"
+#include "perfrt_progress.h"
 #include "perfrt_registry.h"
 #include "perfrt_runtime.h"
+#include "perfrt_speedup.h"
 #include "perfrt_thread.h"
 
 #include "perf/perf.h"
@@ -170,9 +170,9 @@ void writeWindowDelayProgress(JsonOut &out) {
       // Little's law: mean latency = mean requests in flight / completion
       // rate = time integral of in-flight requests / completions.
       out.key("mean_latency_ns")
-          .dbl(inWindow ? double(durationToNs(p.inFlightTicks)) /
-                              double(inWindow)
-                        : 0.0);
+          .dbl(inWindow
+                   ? double(durationToNs(p.inFlightTicks)) / double(inWindow)
+                   : 0.0);
     } else {
       out.key("count").u64(p.count.load(std::memory_order_relaxed));
       out.key("count_in_window").u64(inWindow);

@@ -75,7 +75,7 @@ struct ThreadState {
   uint64_t localDelayTicks; // delay this thread has paid or been credited
   uint64_t selectedStart;   // entry of the outermost selected call
   uint32_t selectedDepth;   // selected calls open on this thread
-  ThreadState *next;   // all states, newest first
+  ThreadState *next;        // all states, newest first
 };
 
 static_assert(std::is_trivially_destructible<ThreadState>::value,

@@ -11,8 +11,8 @@
 namespace perfrt::format {
 
 constexpr const char *CategoryCpuOp = "cpu_op"; // instrumented function span
-constexpr const char *CategoryDelay = "delay";   // a speed bump
-constexpr const char *ArgFunction = "function";  // the delayed function
+constexpr const char *CategoryDelay = "delay";  // a speed bump
+constexpr const char *ArgFunction = "function"; // the delayed function
 constexpr const char *ArgRequestedNs = "requested_ns";
 constexpr const char *ArgFile = "file";
 constexpr const char *ArgLine = "line";

@@ -16,7 +16,9 @@
 
 namespace causal {
 
-__attribute__((noinline)) uint64_t short_task(uint64_t i) { return burn(20, i); }
+__attribute__((noinline)) uint64_t short_task(uint64_t i) {
+  return burn(20, i);
+}
 __attribute__((noinline)) uint64_t long_task(uint64_t i) { return burn(40, i); }
 
 } // namespace causal

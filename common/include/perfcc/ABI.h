@@ -33,10 +33,12 @@ struct perfcc_desc {
 
 /* `enabled` bits: any bit set makes the instrumented code call the probes. */
 #define PERFCC_ENABLED_RECORD 1u /* calls are recorded */
-#define PERFCC_ENABLED_DELAY 2u  /* calls get a speed bump (or, in virtual
-                                    speedup mode, are the ones sped up) */
-#define PERFCC_ENABLED_CATCHUP 4u /* virtual speedup mode: every probe pays
-                                     the delays other threads owe */
+#define PERFCC_ENABLED_DELAY                                                   \
+  2u /* calls get a speed bump (or, in virtual                                 \
+        speedup mode, are the ones sped up) */
+#define PERFCC_ENABLED_CATCHUP                                                 \
+  4u /* virtual speedup mode: every probe pays                                 \
+        the delays other threads owe */
 
 /* Section holding the descriptors; a C identifier so the linker defines
  * __start_/__stop_ symbols for it. */
