@@ -84,6 +84,18 @@ std::optional<RunMeasurement> parseSummary(std::string_view text,
       d.worstErrorNs = std::max(d.worstErrorNs, dbl(f, "worst_error_ns"));
     }
   }
+  if (auto it = doc.find("speedup"); it != doc.end() && it->is_object()) {
+    const json &speedup = *it;
+    m.hasSpeedup = true;
+    m.speedupPercent = u64(speedup, "percent");
+    m.insertedNs = u64(speedup, "inserted_ns");
+    m.paidNs = u64(speedup, "paid_ns");
+    m.effectiveNs = u64(speedup, "effective_duration_ns");
+    auto valid = speedup.find("valid");
+    m.speedupValid =
+        !(valid != speedup.end() && valid->is_boolean() && !valid->get<bool>());
+    m.speedupReason = str(speedup, "reason");
+  }
   for (const json &p : doc.value("progress", json::array())) {
     ProgressCount &point = byName(m.progress, str(p, "name"));
     point.kind = str(p, "kind");
@@ -115,6 +127,19 @@ void mergeMeasurement(RunMeasurement &into, const RunMeasurement &one) {
   if (!into.clockReadNs) {
     into.clockReadNs = one.clockReadNs;
     into.minDelayNs = one.minDelayNs;
+  }
+  if (one.hasSpeedup) {
+    into.speedupPercent =
+        into.hasSpeedup ? std::max(into.speedupPercent, one.speedupPercent)
+                        : one.speedupPercent;
+    into.hasSpeedup = true;
+    into.insertedNs += one.insertedNs;
+    into.paidNs += one.paidNs;
+    into.effectiveNs = std::max(into.effectiveNs, one.effectiveNs);
+    if (!one.speedupValid && into.speedupValid) {
+      into.speedupValid = false;
+      into.speedupReason = one.speedupReason;
+    }
   }
   for (const DelayedFunction &f : one.delayed) {
     DelayedFunction &d = byName(into.delayed, f.name);
@@ -283,6 +308,21 @@ std::optional<RunOutcome> measureRun(const RunMeasurement &m,
     }
     out.workUnits = double(point->countInWindow);
     out.throughput = out.workUnits / (out.windowNs / 1e9);
+    if (m.hasSpeedup) {
+      out.speedup = true;
+      out.effectiveWindowNs = double(m.effectiveNs);
+      out.insertedNs = double(m.insertedNs);
+      out.paidNs = double(m.paidNs);
+      out.speedupValid = m.speedupValid;
+      out.speedupReason = m.speedupReason;
+      if (m.effectiveNs == 0) {
+        error = fmt::format("its virtual speedup left no effective time (the "
+                            "delay inserted, {} ms, is the whole window)",
+                            m.insertedNs / 1000000);
+        return std::nullopt;
+      }
+      out.virtualThroughput = out.workUnits / (out.effectiveWindowNs / 1e9);
+    }
     break;
   }
   case ThroughputSource::WallTime:

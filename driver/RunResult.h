@@ -54,6 +54,13 @@ struct RunMeasurement {
   std::vector<DelayedFunction> delayed;   ///< merged by name
   std::vector<ProgressCount> progress;    ///< merged by name, first seen first
   std::vector<ProbedFunction> functions;  ///< merged by name
+  // A virtual speedup (Coz's mode), when the runtime reported a "speedup".
+  bool hasSpeedup = false;
+  std::uint64_t speedupPercent = 0;
+  std::uint64_t insertedNs = 0, paidNs = 0; ///< summed over processes
+  std::uint64_t effectiveNs = 0; ///< window minus inserted; the longest
+  bool speedupValid = true;      ///< false when any process said so
+  std::string speedupReason;     ///< the runtime's, when not valid
 };
 
 /// Parses one summary's text; \p name names it in errors.
@@ -105,6 +112,15 @@ struct RunOutcome {
   std::uint64_t delayedCalls = 0;
   double deliveredNs = 0;    ///< delay delivered in the window
   double delayPerUnitNs = 0; ///< deliveredNs / workUnits
+  // A virtual speedup (progress points only): the predicted throughput of
+  // the program with the targets P% faster, the runtime's
+  // virtual_rate_per_s: units of work over the window minus the delay
+  // inserted into the other threads.
+  bool speedup = false;
+  double virtualThroughput = 0;
+  double effectiveWindowNs = 0, insertedNs = 0, paidNs = 0;
+  bool speedupValid = true;
+  std::string speedupReason;
 };
 
 /// Turns \p m into throughput and delay per unit of work. \p wallNs is the

@@ -82,6 +82,50 @@ std::optional<std::vector<std::uint64_t>> parseDelayList(std::string_view text,
   return std::vector<std::uint64_t>(delays.begin(), delays.end());
 }
 
+std::optional<std::vector<unsigned>> parsePercentList(std::string_view text,
+                                                      std::string &error) {
+  std::set<unsigned> percents;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t comma = text.find(',', start);
+    std::string_view item = text.substr(start, comma == std::string_view::npos
+                                                   ? std::string_view::npos
+                                                   : comma - start);
+    while (!item.empty() && item.front() == ' ')
+      item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ')
+      item.remove_suffix(1);
+    std::string_view digits = item;
+    if (!digits.empty() && digits.back() == '%')
+      digits.remove_suffix(1);
+    unsigned value = 0;
+    bool ok = !digits.empty() && digits.size() <= 3;
+    for (char c : digits)
+      ok = ok && c >= '0' && c <= '9';
+    if (ok)
+      for (char c : digits)
+        value = value * 10 + unsigned(c - '0');
+    if (!ok || value > 100) {
+      error = fmt::format("'{}' is not a speedup (a whole percentage from 0 "
+                          "to 100, e.g. 0,10,25,50)",
+                          item);
+      return std::nullopt;
+    }
+    if (value == BaselinePercent) {
+      error = fmt::format("{}% is the baseline every speedup sweep runs; ask "
+                          "for {}% or more",
+                          BaselinePercent, BaselinePercent + 1);
+      return std::nullopt;
+    }
+    if (value)
+      percents.insert(value);
+    if (comma == std::string_view::npos)
+      break;
+    start = comma + 1;
+  }
+  return std::vector<unsigned>(percents.begin(), percents.end());
+}
+
 std::string formatDelay(std::uint64_t ns) {
   // The largest unit in which the value has at most three decimals, so the
   // spelling is exact and parses back to the same number.
@@ -193,9 +237,40 @@ SweepPlan makePlan(std::vector<Group> groups, std::vector<std::uint64_t> delays,
   return plan;
 }
 
+SweepPlan makeSpeedupPlan(std::vector<Group> groups,
+                          std::vector<unsigned> percents, unsigned repeats,
+                          std::uint64_t seed) {
+  SweepPlan plan;
+  percents.push_back(BaselinePercent);
+  std::sort(percents.begin(), percents.end());
+  percents.erase(std::unique(percents.begin(), percents.end()), percents.end());
+  percents.erase(std::remove(percents.begin(), percents.end(), 0u),
+                 percents.end());
+  plan.groups = std::move(groups);
+  plan.speedups = std::move(percents);
+  plan.repeats = repeats;
+  plan.seed = seed;
+  for (unsigned repeat = 1; repeat <= repeats; ++repeat) {
+    for (std::size_t g = 0; g < plan.groups.size(); ++g)
+      for (unsigned percent : plan.speedups)
+        plan.runs.push_back(PlannedRun{0, int(g), 0, repeat, percent});
+    plan.runs.push_back(PlannedRun{0, -1, 0, repeat});
+  }
+  Rng rng(seed);
+  shuffle(plan.runs, rng);
+  for (std::size_t i = 0; i < plan.runs.size(); ++i)
+    plan.runs[i].index = i + 1;
+  return plan;
+}
+
 std::string describeRun(const SweepPlan &plan, const PlannedRun &run) {
   if (!run.armed())
     return fmt::format("unarmed control, repeat {}", run.repeat);
+  if (run.speedupPercent)
+    return fmt::format(
+        "{}, speedup {}%{}, repeat {}", plan.groups[run.group].name,
+        run.speedupPercent,
+        run.speedupPercent == BaselinePercent ? " (baseline)" : "", run.repeat);
   return fmt::format("{}, delay {}, repeat {}", plan.groups[run.group].name,
                      formatDelay(run.delayNs), run.repeat);
 }

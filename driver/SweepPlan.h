@@ -34,6 +34,18 @@ std::string formatDelay(std::uint64_t ns);
 /// Nanoseconds with a unit chosen for reading (1.23us, 45.6ms); not exact.
 std::string formatDuration(double ns);
 
+/// "0,10,25,50" (or "10%,25%"): virtual speedups in whole percent, sorted,
+/// duplicates and 0 removed (0 is the baseline every speedup sweep runs). A
+/// value above 100, a fraction, or BaselinePercent itself is an error.
+std::optional<std::vector<unsigned>> parsePercentList(std::string_view text,
+                                                      std::string &error);
+
+/// The virtual speedup every speedup sweep runs as its baseline: the
+/// runtime's speedup machinery armed as in every other run, with a
+/// negligible speedup (PERFCC_SPEEDUP_PERCENT=0 means off). docs/perfctl.md
+/// says how the gains are scaled to it.
+constexpr unsigned BaselinePercent = 1;
+
 /// One subsystem: a delay-targets file and the name its results go by.
 struct Group {
   std::string name;
@@ -55,12 +67,21 @@ struct PlannedRun {
   int group = -1;        ///< index into the groups; -1: the unarmed control
   std::uint64_t delayNs = 0;
   unsigned repeat = 0; ///< 1-based
+  /// A virtual speedup run: its percent (PERFCC_SPEEDUP_PERCENT); 0 for
+  /// speed bumps and for the unarmed control.
+  unsigned speedupPercent = 0;
   bool armed() const { return group >= 0; }
 };
 
 struct SweepPlan {
   std::vector<Group> groups;
-  std::vector<std::uint64_t> delays; ///< ascending, always starting at 0
+  /// A speed-bump sweep's delays, ascending, always starting at 0; empty in
+  /// a speedup sweep.
+  std::vector<std::uint64_t> delays;
+  /// A speedup sweep's percents, ascending, starting at BaselinePercent;
+  /// empty in a speed-bump sweep.
+  std::vector<unsigned> speedups;
+  bool speedup() const { return !speedups.empty(); }
   unsigned repeats = 0;
   std::uint64_t seed = 0;
   std::vector<PlannedRun> runs; ///< in the order they run
@@ -71,7 +92,15 @@ struct SweepPlan {
 SweepPlan makePlan(std::vector<Group> groups, std::vector<std::uint64_t> delays,
                    unsigned repeats, std::uint64_t seed);
 
-/// "consumer, delay 10us, repeat 3" / "unarmed control, repeat 2".
+/// Every (group, percent, repeat), with BaselinePercent added, and
+/// \p repeats unarmed controls, shuffled with \p seed: the virtual-speedup
+/// sweep (Coz's mode).
+SweepPlan makeSpeedupPlan(std::vector<Group> groups,
+                          std::vector<unsigned> percents, unsigned repeats,
+                          std::uint64_t seed);
+
+/// "consumer, delay 10us, repeat 3" / "consumer, speedup 25%, repeat 1" /
+/// "unarmed control, repeat 2".
 std::string describeRun(const SweepPlan &plan, const PlannedRun &run);
 
 } // namespace perfcc::perfctl

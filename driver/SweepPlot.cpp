@@ -16,10 +16,8 @@ namespace fs = std::filesystem;
 
 namespace perfcc::perfctl {
 
-namespace {
-
-/// A gnuplot single-quoted string: only ' needs escaping, by doubling.
-std::string quote(const std::string &text) {
+std::string gnuplotQuote(const std::string &text) {
+  // Single quotes: only ' needs escaping, by doubling.
   std::string quoted = "'";
   for (char c : text) {
     quoted += c;
@@ -29,10 +27,14 @@ std::string quote(const std::string &text) {
   return quoted + "'";
 }
 
-/// A number gnuplot reads back exactly (NaN as gnuplot's undefined 1/0).
-std::string num(double v) {
+std::string gnuplotNumber(double v) {
   return std::isfinite(v) ? fmt::format("{:.17g}", v) : "NaN";
 }
+
+namespace {
+
+std::string quote(const std::string &text) { return gnuplotQuote(text); }
+std::string num(double v) { return gnuplotNumber(v); }
 
 /// The fitted throughput, as a gnuplot expression in x (us per unit).
 std::string fitExpression(const GroupAnalysis &g, double xMaxUs) {
@@ -139,6 +141,11 @@ bool writePlot(const SweepState &state, const SweepAnalysis &analysis,
     std::ofstream script(out / "plot.gp");
     script << renderPlotScript(state, analysis, out.string());
   }
+  return runGnuplot(out.string(), message);
+}
+
+bool runGnuplot(const std::string &outDir, std::string &message) {
+  fs::path out = outDir;
   std::error_code ec;
   fs::remove(out / "plot.svg", ec);
   std::string log = (out / "plot.log").string();

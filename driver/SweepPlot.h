@@ -33,6 +33,15 @@ std::string renderPlotData(const SweepState &state,
 bool writePlot(const SweepState &state, const SweepAnalysis &analysis,
                std::string &message);
 
+/// Runs gnuplot on \p outDir/plot.gp (absolute), which writes plot.svg
+/// there; false with \p message when gnuplot is missing or fails.
+bool runGnuplot(const std::string &outDir, std::string &message);
+
+/// \p text as a gnuplot single-quoted string.
+std::string gnuplotQuote(const std::string &text);
+/// \p v as gnuplot reads it back exactly (NaN for what does not exist).
+std::string gnuplotNumber(double v);
+
 } // namespace perfcc::perfctl
 
 #endif // PERFCC_DRIVER_SWEEPPLOT_H

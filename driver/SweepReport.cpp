@@ -1,6 +1,9 @@
 //===- SweepReport.cpp - sweep.json and report.md -------------------------===//
 #include "SweepReport.h"
 
+#include "ReportJson.h"
+#include "SpeedupReport.h"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
@@ -18,26 +21,13 @@ namespace fs = std::filesystem;
 
 namespace perfcc::perfctl {
 
-// Keys in the order written: sweep.json is also read by people.
-using json = nlohmann::ordered_json;
+using report::estimate;
+using report::interval;
+using report::json;
+using report::number;
+using report::summary;
 
 namespace {
-
-/// NaN and infinities become null (JSON has neither).
-json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
-json interval(const Interval &i) { return {number(i.lo), number(i.hi)}; }
-json estimate(const Estimate &e) {
-  return {{"value", number(e.value)}, {"ci", interval(e.ci)}};
-}
-json summary(const Summary &s) {
-  return {{"n", s.n},
-          {"median", number(s.median)},
-          {"q1", number(s.q1)},
-          {"q3", number(s.q3)},
-          {"iqr", number(s.iqr)},
-          {"mad", number(s.mad)},
-          {"median_ci", interval(s.medianCI)}};
-}
 
 const char *sourceName(ThroughputSource source) {
   switch (source) {
@@ -67,6 +57,9 @@ json runJson(const SweepState &state, const RunRecord &r) {
       {"signal", r.command.signal ? json(r.command.signal) : json(nullptr)},
       {"wall_s", number(r.command.wallNs / 1e9)},
       {"measured", r.measured}};
+  if (state.plan.speedup())
+    run["speedup_percent"] =
+        r.plan.speedupPercent ? json(r.plan.speedupPercent) : json(nullptr);
   if (r.measured) {
     const RunOutcome &o = r.outcome;
     run["progress"] = o.progress.empty() ? json(nullptr) : json(o.progress);
@@ -80,6 +73,14 @@ json runJson(const SweepState &state, const RunRecord &r) {
     run["delayed_calls_per_unit"] = number(r.delayedCallsPerUnit);
     run["target_ns_per_call"] =
         r.targetNsPerCall >= 0 ? number(r.targetNsPerCall) : json(nullptr);
+    if (o.speedup) {
+      run["virtual_throughput"] = number(o.virtualThroughput);
+      run["effective_window_ns"] = number(o.effectiveWindowNs);
+      run["inserted_ns"] = number(o.insertedNs);
+      run["paid_ns"] = number(o.paidNs);
+      run["speedup_valid"] = o.speedupValid;
+      run["speedup_reason"] = o.speedupReason;
+    }
   }
   run["error"] = r.error.empty() ? json(nullptr) : json(r.error);
   return run;
@@ -145,7 +146,8 @@ json groupJson(const GroupAnalysis &g) {
 } // namespace
 
 std::string renderSweepJson(const SweepState &state,
-                            const SweepAnalysis *analysis) {
+                            const SweepAnalysis *analysis,
+                            const SpeedupAnalysis *speedup) {
   const SweepOptions &o = state.options;
   json delays = json::array(), delayNames = json::array();
   for (std::uint64_t d : state.plan.delays) {
@@ -164,7 +166,8 @@ std::string renderSweepJson(const SweepState &state,
       {"error", state.error.empty() ? json(nullptr) : json(state.error)},
       {"command", o.command},
       {"settings",
-       {{"delays_ns", delays},
+       {{"mode", state.plan.speedup() ? "speedup" : "delay"},
+        {"delays_ns", delays},
         {"delays", delayNames},
         {"repeats", state.plan.repeats},
         {"seed", state.plan.seed},
@@ -183,6 +186,13 @@ std::string renderSweepJson(const SweepState &state,
       {"runs_planned", state.plan.runs.size()},
       {"runs", runs},
       {"warnings", state.warnings}};
+  if (state.plan.speedup()) {
+    json &settings = doc["settings"];
+    settings["speedups_percent"] = state.plan.speedups;
+    settings["baseline_percent"] = BaselinePercent;
+  }
+  if (speedup)
+    doc["analysis"] = speedupAnalysisJson(*speedup);
   if (analysis) {
     json groupStats = json::array(), ranking = json::array();
     for (const GroupAnalysis &g : analysis->groups)
@@ -200,8 +210,6 @@ std::string renderSweepJson(const SweepState &state,
   }
   return doc.dump(1) + "\n";
 }
-
-namespace {
 
 bool writeAtomically(const fs::path &path, const std::string &text,
                      std::string &error) {
@@ -224,6 +232,8 @@ bool writeAtomically(const fs::path &path, const std::string &text,
   return true;
 }
 
+namespace {
+
 std::string cell(const Estimate &e, const char *format) {
   if (!std::isfinite(e.value))
     return "–";
@@ -236,9 +246,9 @@ std::string cell(const Estimate &e, const char *format) {
 } // namespace
 
 bool writeSweepJson(const SweepState &state, const SweepAnalysis *analysis,
-                    std::string &error) {
+                    std::string &error, const SpeedupAnalysis *speedup) {
   return writeAtomically(fs::path(state.options.outDir) / "sweep.json",
-                         renderSweepJson(state, analysis), error);
+                         renderSweepJson(state, analysis, speedup), error);
 }
 
 std::string renderMarkdown(const SweepState &state, const SweepAnalysis &a,

@@ -74,6 +74,26 @@ std::string nothingDelayed(const Group &group, const Selection &selection,
                      group.file, fmt::join(use.functions, ", "), use.calls);
 }
 
+/// Why a virtual speedup run sped nothing up, or "" when it did.
+std::string notSpedUp(const Group &group, const Selection &selection,
+                      const RunMeasurement &m) {
+  if (!m.hasSpeedup)
+    return "the runtime reported no virtual speedup (no \"speedup\" in its "
+           "summary): build the program with a perfcc that has them";
+  TargetUse use = matchTargets(selection, m);
+  if (use.functions.empty())
+    return nothingDelayed(group, selection, m);
+  if (m.insertedNs == 0)
+    return fmt::format("{}: its targets select {} ({} calls in the run), but "
+                       "no time was taken off them in the measurement window "
+                       "(at {}%, a call shorter than {} clock ticks takes "
+                       "nothing off)",
+                       group.file, fmt::join(use.functions, ", "), use.calls,
+                       m.speedupPercent,
+                       m.speedupPercent ? 100 / m.speedupPercent : 0);
+  return "";
+}
+
 } // namespace
 
 int runSweep(SweepState &state) {
@@ -116,7 +136,7 @@ int runSweep(SweepState &state) {
   SweepProgress progress(plan.runs.size(),
                          !options.quiet && isatty(STDERR_FILENO),
                          options.quiet ? nullptr : stderr);
-  std::set<int> warnedGroups;
+  std::set<int> warnedGroups, invalidGroups;
   auto fail = [&](RunRecord &record, const std::string &why) {
     record.error = why;
     state.records.push_back(record);
@@ -159,11 +179,15 @@ int runSweep(SweepState &state) {
       set["PERFCC_DURATION_MS"] = std::to_string(options.windowMs);
     if (run.armed()) {
       set["PERFCC_DELAY_TARGETS"] = targetPaths[run.group];
-      set["PERFCC_DELAY_NS"] = std::to_string(run.delayNs);
+      if (run.speedupPercent)
+        set["PERFCC_SPEEDUP_PERCENT"] = std::to_string(run.speedupPercent);
+      else
+        set["PERFCC_DELAY_NS"] = std::to_string(run.delayNs);
     }
     std::vector<std::string> environment = makeEnvironment(
         {"PERFCC_DELAY_TARGETS", "PERFCC_DELAY_NS", "PERFCC_FREQUENCY",
-         "PERFCC_START_MS", "PERFCC_DURATION_MS", "SPEED_BUMP_*"},
+         "PERFCC_SPEEDUP_PERCENT", "PERFCC_START_MS", "PERFCC_DURATION_MS",
+         "SPEED_BUMP_*"},
         set);
 
     std::string description = describeRun(plan, run);
@@ -196,14 +220,19 @@ int runSweep(SweepState &state) {
     std::optional<RunMeasurement> m = readRunFolder(folder.string(), error);
     if (!m)
       return fail(record, fmt::format("'{}' {}", options.command[0], error));
-    if (run.armed() && run.delayNs > 0) {
+    if (run.armed() && (run.delayNs > 0 || run.speedupPercent)) {
       const Group &group = plan.groups[run.group];
-      if (!m->hasDelay)
+      if (run.speedupPercent) {
+        if (std::string why = notSpedUp(group, *selections[run.group], *m);
+            !why.empty())
+          return fail(record, why);
+      } else if (!m->hasDelay) {
         return fail(record, "the runtime reported no speed bumps (no \"delay\" "
                             "in its summary): build the program with a "
                             "perfcc that has them");
-      if (m->delayedCalls == 0)
+      } else if (m->delayedCalls == 0) {
         return fail(record, nothingDelayed(group, *selections[run.group], *m));
+      }
       if (warnedGroups.insert(run.group).second)
         for (const std::string &unused :
              matchTargets(*selections[run.group], *m).unusedPatterns) {
@@ -218,6 +247,14 @@ int runSweep(SweepState &state) {
                    readFile(stdoutPath), error);
     if (!outcome)
       return fail(record, error);
+    if (run.speedupPercent && !outcome->speedupValid &&
+        invalidGroups.insert(run.group).second) {
+      state.warnings.push_back(
+          fmt::format("{}: the runtime marks its virtual speedup invalid: {}",
+                      plan.groups[run.group].name, outcome->speedupReason));
+      progress.clear();
+      fmt::print(stderr, "perfctl: warning: {}\n", state.warnings.back());
+    }
     record.outcome = *outcome;
     record.measured = true;
     record.delayedCallsPerUnit =
@@ -231,12 +268,33 @@ int runSweep(SweepState &state) {
     }
     state.records.push_back(record);
     progress.finished(description, result.wallNs,
-                      fmt::format("{:.4g} units/s", outcome->throughput));
+                      outcome->speedup && run.armed()
+                          ? fmt::format("{:.4g} units/s, virtually {:.4g}",
+                                        outcome->throughput,
+                                        outcome->virtualThroughput)
+                          : fmt::format("{:.4g} units/s", outcome->throughput));
     writeSweepJson(state, nullptr, error);
   }
   progress.clear();
   state.status = "complete";
   return 0;
+}
+
+std::vector<SpeedupPoint> speedupPointsOf(const SweepState &state) {
+  std::vector<SpeedupPoint> points;
+  for (const RunRecord &record : state.records) {
+    if (!record.measured)
+      continue;
+    SpeedupPoint p;
+    p.group = record.plan.group;
+    p.percent = record.plan.speedupPercent;
+    p.throughput = record.outcome.throughput;
+    p.virtualThroughput = record.outcome.virtualThroughput;
+    p.valid = record.outcome.speedupValid;
+    p.reason = record.outcome.speedupReason;
+    points.push_back(p);
+  }
+  return points;
 }
 
 std::vector<RunPoint> pointsOf(const SweepState &state) {

@@ -6,8 +6,10 @@
 // failing run, Ctrl-C) leaves everything measured so far on disk.
 //
 // A run that cannot be started, exits non-zero, writes no summary, never
-// reaches its progress point, or shows that a group's targets delayed
-// nothing stops the sweep with one line naming the run and the problem.
+// reaches its progress point, or shows that a group's targets delayed (or,
+// in a speedup sweep, sped up) nothing stops the sweep with one line naming
+// the run and the problem. A virtual speedup the runtime marks invalid does
+// not: it is a warning, and the analysis marks the group.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PERFCC_DRIVER_SWEEPRUNNER_H
@@ -15,6 +17,7 @@
 
 #include "RunCommand.h"
 #include "RunResult.h"
+#include "SpeedupAnalysis.h"
 #include "SweepAnalysis.h"
 #include "SweepPlan.h"
 
@@ -28,6 +31,7 @@ struct SweepOptions {
   std::vector<std::string> command;
   std::vector<Group> groups;
   std::vector<std::uint64_t> delays;
+  std::vector<unsigned> speedups; ///< --speedup: percents; empty: delays
   unsigned repeats = 5;
   std::uint64_t seed = 1;
   std::uint64_t frequency = 1;
@@ -66,6 +70,8 @@ int runSweep(SweepState &state);
 
 /// The successful runs, as the analysis takes them.
 std::vector<RunPoint> pointsOf(const SweepState &state);
+/// The successful runs of a speedup sweep, as its analysis takes them.
+std::vector<SpeedupPoint> speedupPointsOf(const SweepState &state);
 
 } // namespace perfcc::perfctl
 

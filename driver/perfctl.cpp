@@ -6,11 +6,17 @@
 //
 //   perfctl sweep --targets F --delays 0,1us,10us,100us --repeats 5 -- CMD
 //
+// With --speedup 10,25,50 instead of --delays it runs Coz's experiment:
+// virtual speedups of the targets, and the throughput change each predicts.
+//
 // Also: perfctl help [sweep], perfctl --version. Usage errors exit 2 before
 // anything runs; a sweep that fails exits 1 (130 when interrupted) and keeps
 // what it measured in OUT/sweep.json.
 //
 //===----------------------------------------------------------------------===//
+#include "SpeedupAnalysis.h"
+#include "SpeedupPlot.h"
+#include "SpeedupReport.h"
 #include "SweepAnalysis.h"
 #include "SweepPlan.h"
 #include "SweepPlot.h"
@@ -36,6 +42,7 @@ namespace {
 /// The sweep subcommand's raw options, before they are checked.
 struct SweepArgs {
   std::string targets, delays = "0,1us,10us,100us", extrapolate, regex;
+  std::string speedup; ///< --speedup: percents; empty: speed bumps
   std::vector<std::string> groups;
   bool wallTime = false;
   double work = 0;
@@ -62,6 +69,12 @@ void addSweepOptions(CLI::App &sweep, SweepArgs &args) {
                   "delays per call, comma-separated: 0, 500 (ns), 500ns, "
                   "1us, 2ms; 0 is always added")
       ->capture_default_str();
+  sweep
+      .add_option("--speedup", args.speedup,
+                  "virtual speedups instead of delays (Coz's mode), in "
+                  "percent, comma-separated: 10,25,50; a 1% baseline is "
+                  "always added")
+      ->excludes("--delays");
   sweep.add_option("--repeats", o.repeats, "runs per delay and per group")
       ->capture_default_str()
       ->check(CLI::Range(1u, 100000u));
@@ -117,6 +130,7 @@ void addSweepOptions(CLI::App &sweep, SweepArgs &args) {
   for (auto [name, type] : {std::pair{"--targets", "FILE"},
                             {"--group", "NAME=FILE"},
                             {"--delays", "LIST"},
+                            {"--speedup", "LIST"},
                             {"--repeats", "N"},
                             {"--seed", "N"},
                             {"--frequency", "N"},
@@ -137,8 +151,44 @@ void addSweepOptions(CLI::App &sweep, SweepArgs &args) {
   sweep.footer(
       "\nExample:\n  perfctl sweep --group consumer=consumer.targets --group "
       "producer=producer.targets \\\n      --delays 0,1us,10us,100us "
-      "--repeats 5 -- ./pipeline\n\nWrites OUT/sweep.json, OUT/report.md "
+      "--repeats 5 -- ./pipeline\n  perfctl sweep --group "
+      "consumer=consumer.targets --speedup 10,25,50 -- ./pipeline"
+      "\n\nWrites OUT/sweep.json, OUT/report.md "
       "and OUT/plot.svg and prints the answer.\nSee docs/perfctl.md.");
+}
+
+/// Checks the options of a speedup sweep (--speedup) of \p groups.
+int checkSpeedupArgs(SweepArgs &args, const std::vector<Group> &groups,
+                     SweepPlan &plan) {
+  SweepOptions &o = args.options;
+  std::string error;
+  std::optional<std::vector<unsigned>> percents =
+      parsePercentList(args.speedup, error);
+  if (!percents)
+    return usageError("--speedup: " + error);
+  if (percents->empty())
+    return usageError(fmt::format("--speedup: needs a speedup above the {}% "
+                                  "baseline, e.g. 10,25,50",
+                                  BaselinePercent));
+  if (args.wallTime || args.work > 0 || !args.regex.empty())
+    return usageError(fmt::format(
+        "--speedup needs the throughput from a progress point: the runtime "
+        "corrects its rate for the delay it inserts into the other threads, "
+        "and {} cannot be corrected (use --progress NAME, or speed bumps with "
+        "--delays)",
+        args.regex.empty() ? "wall time (--wall-time, --work)"
+                           : "a rate the program prints (--regex)"));
+  if (o.frequency != 1)
+    return usageError("--speedup excludes --frequency: a virtual speedup "
+                      "times every call of its targets");
+  if (!args.extrapolate.empty())
+    return usageError("--speedup excludes --extrapolate: each speedup asked "
+                      "for is measured, not extrapolated");
+  o.groups = groups;
+  o.speedups = *percents;
+  o.analysis.seed = o.seed;
+  plan = makeSpeedupPlan(groups, *percents, o.repeats, o.seed);
+  return 0;
 }
 
 /// Checks \p args and fills their options; a usage error returns non-zero.
@@ -159,6 +209,8 @@ int checkSweepArgs(SweepArgs &args, SweepPlan &plan) {
                       "functions to slow down");
   if (!validateGroups(groups, error))
     return usageError(error);
+  if (!args.speedup.empty())
+    return checkSpeedupArgs(args, groups, plan);
   std::optional<std::vector<std::uint64_t>> delays =
       parseDelayList(args.delays, error);
   if (!delays)
@@ -192,6 +244,27 @@ int checkSweepArgs(SweepArgs &args, SweepPlan &plan) {
   return 0;
 }
 
+/// Analyses a complete speedup sweep, writes its files, prints the answer.
+int reportSpeedups(SweepState &state, const std::vector<std::string> &names,
+                   const std::vector<std::string> &files) {
+  const SweepOptions &o = state.options;
+  SpeedupAnalysis analysis = analyzeSpeedups(
+      names, files, state.plan.speedups, speedupPointsOf(state), o.analysis);
+  std::string error, message;
+  if (!writeSweepJson(state, nullptr, error, &analysis))
+    return fmt::print(stderr, "perfctl: error: {}\n", error), 1;
+  bool plotted = writeSpeedupPlot(state, analysis, message);
+  if (!plotted)
+    fmt::print(stderr, "perfctl: warning: {}\n", message);
+  if (!writeSpeedupMarkdown(state, analysis, plotted, error))
+    return fmt::print(stderr, "perfctl: error: {}\n", error), 1;
+  if (!o.quiet)
+    fmt::print(stderr, "perfctl: wrote {0}/sweep.json, {0}/report.md{1}\n",
+               o.outDir, plotted ? " and " + o.outDir + "/plot.svg" : "");
+  fmt::print("{}\n", analysis.answer);
+  return 0;
+}
+
 int sweep(SweepArgs &args) {
   SweepState state;
   if (int rc = checkSweepArgs(args, state.plan))
@@ -199,7 +272,13 @@ int sweep(SweepArgs &args) {
   state.options = args.options;
   const SweepOptions &o = state.options;
   std::string out = o.outDir;
-  if (!o.quiet)
+  if (!o.quiet && state.plan.speedup())
+    fmt::print(stderr,
+               "perfctl: {} runs ({} group(s) x {} speedups x {} repeats, "
+               "plus {} unarmed), seed {}, into {}\n",
+               state.plan.runs.size(), state.plan.groups.size(),
+               state.plan.speedups.size(), o.repeats, o.repeats, o.seed, out);
+  else if (!o.quiet)
     fmt::print(stderr,
                "perfctl: {} runs ({} group(s) x {} delays x {} repeats, plus "
                "{} unarmed), seed {}, into {}\n",
@@ -222,6 +301,8 @@ int sweep(SweepArgs &args) {
     names.push_back(g.name);
     files.push_back(g.file);
   }
+  if (state.plan.speedup())
+    return reportSpeedups(state, names, files);
   SweepAnalysis analysis = analyzeSweep(names, files, state.plan.delays,
                                         pointsOf(state), o.analysis);
   if (!writeSweepJson(state, &analysis, error))
@@ -249,8 +330,9 @@ int main(int argc, char **argv) {
   app.add_flag("--version", version, "print the version");
   SweepArgs args;
   CLI::App *sweepCmd = app.add_subcommand(
-      "sweep", "slow the targets down at several delays and measure "
-               "throughput: which functions are on the critical path");
+      "sweep", "slow the targets down at several delays (or speed them up "
+               "virtually, --speedup) and measure throughput: which "
+               "functions are on the critical path");
   addSweepOptions(*sweepCmd, args);
   // Registered for the command list; answered before parsing, since CLI11
   // would read "help sweep" as the sweep subcommand.

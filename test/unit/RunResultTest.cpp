@@ -240,3 +240,41 @@ TEST(Targets, MatchedAgainstTheProbedFunctions) {
   EXPECT_EQ(use.unusedPatterns,
             (std::vector<std::string>{"t.targets:2: 'not_there'"}));
 }
+
+TEST(Speedup, VirtualRateFromTheEffectiveWindowAndValidity) {
+  std::string text = summary(1000, 500000000, 0, 0);
+  std::string speedup =
+      R"("speedup":{"percent":25,"inserted_ns":100000000,"paid_ns":90000000,)"
+      R"("effective_duration_ns":400000000,"valid":false,"reason":"the )"
+      R"(process loaded a CUDA driver"},"progress":)";
+  text.replace(text.find("\"progress\":"), 11, speedup);
+  RunMeasurement m = parsed(text);
+  EXPECT_TRUE(m.hasSpeedup);
+  EXPECT_EQ(m.speedupPercent, 25u);
+  EXPECT_EQ(m.insertedNs, 100000000u);
+  EXPECT_EQ(m.effectiveNs, 400000000u);
+  EXPECT_FALSE(m.speedupValid);
+  EXPECT_EQ(m.speedupReason, "the process loaded a CUDA driver");
+  std::string error;
+  std::optional<RunOutcome> o = measure(m, ThroughputSpec{}, error);
+  ASSERT_TRUE(o) << error;
+  EXPECT_TRUE(o->speedup);
+  EXPECT_DOUBLE_EQ(o->throughput, 2000);        // 1000 in 0.5 s
+  EXPECT_DOUBLE_EQ(o->virtualThroughput, 2500); // 1000 in 0.4 s
+  EXPECT_FALSE(o->speedupValid);
+
+  // Forked processes: inserted delay summed, the longest effective window,
+  // invalid when any says so.
+  RunMeasurement valid = parsed(summary(10, 1000, 0, 0));
+  EXPECT_FALSE(valid.hasSpeedup);
+  EXPECT_FALSE(measure(valid, ThroughputSpec{}, error)->speedup);
+  mergeMeasurement(valid, m);
+  EXPECT_TRUE(valid.hasSpeedup);
+  EXPECT_FALSE(valid.speedupValid);
+  EXPECT_EQ(valid.effectiveNs, 400000000u);
+
+  // No effective time left is an error, not a division by zero.
+  m.effectiveNs = 0;
+  EXPECT_FALSE(measure(m, ThroughputSpec{}, error));
+  EXPECT_NE(error.find("no effective time"), std::string::npos) << error;
+}

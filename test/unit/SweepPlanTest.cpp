@@ -176,3 +176,38 @@ TEST(Plan, DescribesRuns) {
   EXPECT_EQ(describeRun(plan, armed), "consumer, delay 10us, repeat 2");
   EXPECT_EQ(describeRun(plan, control), "unarmed control, repeat 3");
 }
+
+TEST(Speedup, PercentsAreWholeSortedWithoutZeroOrTheBaseline) {
+  std::string error;
+  EXPECT_EQ(parsePercentList("50, 10%,25,0,10", error),
+            (std::vector<unsigned>{10, 25, 50}));
+  EXPECT_EQ(parsePercentList("100", error), (std::vector<unsigned>{100}));
+  EXPECT_EQ(parsePercentList("0", error), std::vector<unsigned>{});
+  for (const char *bad : {"", "101", "2.5", "-5", "ten", "10,,20", "1000"}) {
+    EXPECT_FALSE(parsePercentList(bad, error)) << bad;
+    EXPECT_NE(error.find("is not a speedup"), std::string::npos) << error;
+  }
+  EXPECT_FALSE(parsePercentList("1,10", error));
+  EXPECT_EQ(error, "1% is the baseline every speedup sweep runs; ask for 2% "
+                   "or more");
+}
+
+TEST(Speedup, PlanRunsEveryGroupPercentAndRepeatWithBaselineAndControls) {
+  SweepPlan plan =
+      makeSpeedupPlan({{"a", "a.t"}, {"b", "b.t"}}, {25, 10}, 3, 7);
+  EXPECT_TRUE(plan.speedup());
+  EXPECT_EQ(plan.speedups, (std::vector<unsigned>{1, 10, 25}));
+  EXPECT_TRUE(plan.delays.empty());
+  ASSERT_EQ(plan.runs.size(), 2u * 3 * 3 + 3);
+  std::map<std::tuple<int, unsigned, unsigned>, int> seen;
+  for (const PlannedRun &run : plan.runs) {
+    ++seen[{run.group, run.speedupPercent, run.repeat}];
+    EXPECT_EQ(run.delayNs, 0u);
+    EXPECT_EQ(run.speedupPercent == 0, !run.armed());
+  }
+  EXPECT_EQ(seen.size(), plan.runs.size());
+  EXPECT_FALSE(makePlan({{"a", "a.t"}}, {1000}, 1, 1).speedup());
+  PlannedRun baseline{1, 0, 0, 2, 1}, faster{2, 1, 0, 1, 25};
+  EXPECT_EQ(describeRun(plan, baseline), "a, speedup 1% (baseline), repeat 2");
+  EXPECT_EQ(describeRun(plan, faster), "b, speedup 25%, repeat 1");
+}

@@ -15,10 +15,26 @@ of work:
                                                                 (threshold)
   main      never delayed by the tests
 
+With PERFCC_SPEEDUP_PERCENT=P (a virtual speedup, Coz's mode) each selected
+function's own time (0.4 * base per unit of work) is P% shorter, which
+saves, per unit of work:
+
+  consumer  P% of its time, up to --speedup-cap-ns (then another path
+            limits)
+  half      half of that
+  producer, short, main   nothing (off the critical path)
+
+and the summary reports what the runtime would: the delay inserted into the
+other threads (P% of the selected functions' time), a real window that
+much longer than the effective one, the "speedup" object and each progress
+point's virtual_rate_per_s. --cuda marks the speedup invalid as the runtime
+does when the process loaded a CUDA driver.
+
 Patterns in the targets file are matched with fnmatch against these names
 (FILE:FUNC takes FUNC); a pattern matching none of them delays nothing.
 Options model failures: --exit, --fail-when-delay, --no-progress,
---zero-progress, --runtime-refuses-delays. Standard library only.
+--zero-progress, --runtime-refuses-delays, --no-speedup (an older runtime).
+Standard library only.
 """
 import argparse
 import fnmatch
@@ -29,6 +45,9 @@ import sys
 import time
 
 FUNCTIONS = ["main", "consumer", "producer", "half", "short"]
+CUDA_REASON = ("the process loaded a CUDA driver: a GPU cannot be paused by "
+               "delaying CPU threads, so a virtual speedup of host code "
+               "predicts gains that do not exist; use speed bumps")
 
 
 def selected(targets_path):
@@ -79,10 +98,24 @@ def main():
     p.add_argument("--print-rate", action="store_true",
                    help="print 'tok/s: RATE' lines (for --regex)")
     p.add_argument("--forks", type=int, default=1)
+    p.add_argument("--speedup-cap-ns", type=float, default=20000.0,
+                   help="the most a consumer speedup saves per unit of work")
+    p.add_argument("--cuda", action="store_true",
+                   help="a CUDA driver was loaded: the speedup is invalid")
+    p.add_argument("--no-speedup", action="store_true",
+                   help="a runtime without virtual speedups")
     a = p.parse_args()
 
     delay_ns = int(os.environ.get("PERFCC_DELAY_NS", "0"))
     targets = os.environ.get("PERFCC_DELAY_TARGETS", "")
+    percent = 0 if a.no_speedup else \
+        int(os.environ.get("PERFCC_SPEEDUP_PERCENT", "0"))
+    if percent and ("PERFCC_DELAY_NS" in os.environ or
+                    "PERFCC_FREQUENCY" in os.environ):
+        sys.stderr.write("perfcc: PERFCC_SPEEDUP_PERCENT with PERFCC_DELAY_NS "
+                         "or PERFCC_FREQUENCY: a virtual speedup and speed "
+                         "bumps are two experiments; run them separately\n")
+        sys.exit(2)
     if a.runtime_refuses_delays and "PERFCC_DELAY_NS" in os.environ:
         sys.stderr.write("perfcc: PERFCC_DELAY_NS='%d': speed bumps are not "
                          "implemented yet\n" % delay_ns)
@@ -116,8 +149,21 @@ def main():
             added += 0.5 * injected
         elif name == "short":
             added += max(0.0, injected - a.slack_ns)
+    # A virtual speedup: the time it saves on the critical path and the
+    # delay it inserts into the other threads, per unit of work.
+    own_per_unit = 0.4 * a.base_ns
+    saved = inserted = 0.0
+    for name in delayed if percent else []:
+        cut = percent / 100.0 * own_per_unit
+        inserted += cut
+        if name == "consumer":
+            saved += min(cut, a.speedup_cap_ns)
+        elif name == "half":
+            saved += 0.5 * cut
     per_unit = a.base_ns * (1 + (a.armed_overhead if armed else 0)) + added
-    per_unit *= max(0.05, 1 + random.gauss(0, a.noise))
+    per_unit = (per_unit - saved) * max(0.05, 1 + random.gauss(0, a.noise))
+    effective_ns = int(a.units * per_unit)
+    per_unit += inserted
     window_ns = int(a.units * per_unit)
     if a.sleep:
         time.sleep(window_ns / 1e9)
@@ -140,17 +186,22 @@ def main():
                              "ends_in_window": in_window,
                              "rate_per_s": in_window / (window_ns / 1e9),
                              "mean_latency_ns": per_unit})
+        if percent:
+            for point in progress:
+                point["virtual_rate_per_s"] = in_window / (effective_ns / 1e9)
         functions, delay_functions = [], []
         total_calls = total_requested = total_delivered = 0
         for name in FUNCTIONS:
             n = 1 if name == "main" else int(units * calls)
             own = 0.4 * a.base_ns / calls
             if name in delayed:
-                hit = n // frequency
+                # A virtual speedup times the calls, it does not delay them.
+                hit = 0 if percent else n // frequency
                 requested = hit * delay_ns
                 delivered = int(requested * 1.01)
                 delay_functions.append({
-                    "name": name, "calls_in_window": n, "delayed_calls": hit,
+                    "name": name, "calls_in_window": 0 if percent else n,
+                    "delayed_calls": hit,
                     "requested_ns": requested, "delivered_ns": delivered,
                     "mean_error_ns": 0.01 * delay_ns,
                     "worst_error_ns": 0.05 * delay_ns})
@@ -180,6 +231,14 @@ def main():
             "progress": progress,
             "functions": functions,
         }
+        if percent:
+            summary["speedup"] = {
+                "percent": percent,
+                "inserted_ns": int(a.units * inserted),
+                "paid_ns": int(0.9 * a.units * inserted),
+                "effective_duration_ns": effective_ns,
+                "valid": not a.cuda,
+                "reason": CUDA_REASON if a.cuda else ""}
         path = os.path.join(out, "fake.%d.summary.json" % (os.getpid() + k))
         with open(path, "w") as f:
             json.dump(summary, f)

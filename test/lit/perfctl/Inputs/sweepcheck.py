@@ -5,6 +5,12 @@
   sweepcheck.py order OUT/sweep.json     the run order: group delay repeat
   sweepcheck.py runs OUT/sweep.json      each run's fields are all there
   sweepcheck.py stdout OUT/sweep.json    each run's stdout, by group and delay
+                                         (or speedup)
+  sweepcheck.py speedup OUT/sweep.json [GROUP:P=GAIN ...]
+                                         a speedup sweep: status, runs, each
+                                         group's validity and verdict, the
+                                         ranking, and whether the predicted
+                                         gain at P% is within 3 points of GAIN
 
 Checks the file's invariants on the way (every run has its fields, the
 interval holds its estimate) and exits 1 with a message when one fails.
@@ -23,6 +29,37 @@ def fail(message):
     sys.exit(1)
 
 
+def speedup(doc, truths):
+    runs = doc["runs"]
+    print("status %s mode %s" % (doc["status"], doc["settings"]["mode"]))
+    print("runs %d of %d, measured %d" % (
+        len(runs), doc["runs_planned"],
+        sum(1 for r in runs if r["measured"])))
+    analysis = doc.get("analysis")
+    if not analysis:
+        print("no analysis")
+        return
+    groups = {g["name"]: g for g in analysis["groups"]}
+    for g in analysis["groups"]:
+        for level in g["levels"]:
+            gain = level["gain_percent"]
+            if gain["value"] is not None and \
+                    not (gain["ci"][0] <= gain["value"] <= gain["ci"][1]):
+                fail("%s: gain outside its interval" % g["name"])
+        print("group %s %s: %s" % (g["name"], "valid" if g["valid"]
+                                   else "invalid", g["verdict"]))
+    print("ranking " + " ".join(analysis["ranking"]))
+    for truth in truths:
+        name, rest = truth.split(":")
+        percent, gain = rest.split("=")
+        [level] = [l for l in groups[name]["levels"]
+                   if l["percent"] == int(percent)]
+        value = level["gain_percent"]["value"]
+        print("%s %s%%: %s" % (name, percent, "near %s" % gain
+                               if abs(value - float(gain)) <= 3 else
+                               "%+.1f, not near %s" % (value, gain)))
+
+
 def main():
     what, path = sys.argv[1], sys.argv[2]
     with open(path) as f:
@@ -32,12 +69,19 @@ def main():
         import os
         base = os.path.dirname(path)
         for r in sorted(runs, key=lambda r: (r["group"] is None, r["group"] or "",
-                                             r["delay_ns"], r["repeat"])):
+                                             r["delay_ns"],
+                                             r.get("speedup_percent") or 0,
+                                             r["repeat"])):
             with open(os.path.join(base, r["folder"], "stdout.txt")) as f:
                 lines = f.read().split()
-            print("%s %d: %s" % (r["group"] or "unarmed", r["delay_ns"],
+            level = "%d" % r["delay_ns"]
+            if r.get("speedup_percent"):
+                level = "%d%%" % r["speedup_percent"]
+            print("%s %s: %s" % (r["group"] or "unarmed", level,
                                  " ".join(lines)))
         return
+    if what == "speedup":
+        return speedup(doc, sys.argv[3:])
     if what == "order":
         for r in runs:
             print("%s %d %d" % (r["group"] or "unarmed", r["delay_ns"],
