@@ -38,6 +38,18 @@ inline json summary(const Summary &s) {
           {"median_ci", interval(s.medianCI)}};
 }
 
+/// A least-squares line; \p slopeKey names the slope in its units.
+inline json line(const LinearFit &f, const char *slopeKey) {
+  return {{"ok", f.ok},
+          {"n", f.n},
+          {"intercept_ns", number(f.intercept)},
+          {slopeKey, number(f.slope)},
+          {"slope_se_hc3", number(f.slopeSE)},
+          {"slope_ci", interval(f.slopeCI)},
+          {"r2", number(f.r2)},
+          {"sse", number(f.sse)}};
+}
+
 } // namespace perfcc::perfctl::report
 
 #endif // PERFCC_DRIVER_REPORTJSON_H

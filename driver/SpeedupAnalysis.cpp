@@ -1,6 +1,8 @@
 //===- SpeedupAnalysis.cpp - what a virtual-speedup sweep says ------------===//
 #include "SpeedupAnalysis.h"
 
+#include "GroupRanking.h"
+
 #include "SweepPlan.h"
 
 #include <fmt/format.h>
@@ -196,15 +198,7 @@ SpeedupAnalysis analyzeSpeedups(const std::vector<std::string> &names,
     bool usable = g.valid && std::isfinite(g.headline.value);
     return std::make_pair(usable ? 0 : 1, usable ? -g.headline.value : 0.0);
   };
-  for (std::size_t i = 0; i < a.groups.size(); ++i)
-    a.ranking.push_back(i);
-  std::stable_sort(a.ranking.begin(), a.ranking.end(),
-                   [&](std::size_t l, std::size_t r) {
-                     return rank(a.groups[l]) < rank(a.groups[r]);
-                   });
-  for (std::size_t i : a.ranking)
-    a.answer += (a.answer.empty() ? "" : "; ") + a.groups[i].name + ": " +
-                a.groups[i].verdict;
+  rankGroups(a.groups, rank, a.ranking, a.answer);
   return a;
 }
 

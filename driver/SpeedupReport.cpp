@@ -42,16 +42,7 @@ json groupJson(const SpeedupGroup &g) {
           {"noise_percent", number(g.noisePercent)},
           {"overhead_percent", estimate(g.overheadPercent)},
           {"levels", levels},
-          {"fit",
-           {{"line",
-             {{"ok", g.line.ok},
-              {"n", g.line.n},
-              {"intercept_ns", number(g.line.intercept)},
-              {"slope_ns_per_percent", number(g.line.slope)},
-              {"slope_se_hc3", number(g.line.slopeSE)},
-              {"slope_ci", interval(g.line.slopeCI)},
-              {"r2", number(g.line.r2)},
-              {"sse", number(g.line.sse)}}}}}};
+          {"fit", {{"line", report::line(g.line, "slope_ns_per_percent")}}}};
 }
 
 std::string gainCell(const Estimate &e) {

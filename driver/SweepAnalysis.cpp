@@ -1,6 +1,8 @@
 //===- SweepAnalysis.cpp - what a sweep's runs say ------------------------===//
 #include "SweepAnalysis.h"
 
+#include "GroupRanking.h"
+
 #include "SweepPlan.h"
 
 #include <fmt/format.h>
@@ -386,15 +388,7 @@ SweepAnalysis analyzeSweep(const std::vector<std::string> &groupNames,
     }
     return std::make_pair(3, -g.passThrough.value);
   };
-  for (std::size_t i = 0; i < a.groups.size(); ++i)
-    a.ranking.push_back(i);
-  std::stable_sort(a.ranking.begin(), a.ranking.end(),
-                   [&](std::size_t l, std::size_t r) {
-                     return rank(a.groups[l]) < rank(a.groups[r]);
-                   });
-  for (std::size_t i : a.ranking)
-    a.answer += (a.answer.empty() ? "" : "; ") + a.groups[i].name + ": " +
-                a.groups[i].verdict;
+  rankGroups(a.groups, rank, a.ranking, a.answer);
   return a;
 }
 

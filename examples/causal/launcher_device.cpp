@@ -8,15 +8,13 @@
 // critical path throughout (linear).
 // Throughput: progress point "items" (one per executed item).
 // Usage: launcher_device [items]
+#include "bounded_queue.h"
 #include "work.h"
 
 #include <perf/perf.h>
 
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
-#include <deque>
-#include <mutex>
 #include <thread>
 
 constexpr uint64_t HostUnits = 20;
@@ -24,11 +22,6 @@ constexpr uint64_t DeviceUnits = 40;
 constexpr size_t Capacity = 8;
 
 namespace causal {
-
-std::mutex mutex;
-std::condition_variable changed;
-std::deque<uint64_t> queue;
-bool done = false;
 
 __attribute__((noinline)) uint64_t launch(uint64_t i) {
   return burn(HostUnits, i);
@@ -43,36 +36,18 @@ int main(int argc, char **argv) {
   using namespace causal;
   int items = argc > 1 ? std::atoi(argv[1]) : 20000;
   uint64_t total = 0;
+  BoundedQueue queue(Capacity);
   std::thread device([&] {
     perf_thread_name("device");
-    for (;;) {
-      uint64_t v;
-      {
-        std::unique_lock<std::mutex> lock(mutex);
-        changed.wait(lock, [] { return !queue.empty() || done; });
-        if (queue.empty())
-          break;
-        v = queue.front();
-        queue.pop_front();
-        changed.notify_all();
-      }
+    for (uint64_t v; queue.pop(v);) {
       total += device_execute(v);
       PERF_PROGRESS("items");
     }
   });
   perf_thread_name("host");
-  for (int i = 0; i < items; ++i) {
-    uint64_t v = launch(uint64_t(i));
-    std::unique_lock<std::mutex> lock(mutex);
-    changed.wait(lock, [] { return queue.size() < Capacity; });
-    queue.push_back(v);
-    changed.notify_all();
-  }
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    done = true;
-    changed.notify_all();
-  }
+  for (int i = 0; i < items; ++i)
+    queue.push(launch(uint64_t(i)));
+  queue.close();
   device.join();
   std::printf("%llu\n", static_cast<unsigned long long>(total));
   return 0;

@@ -6,15 +6,13 @@
 // a prediction against reality.
 // Throughput: progress point "items" (one per consumed item).
 // Usage: producer_consumer [items]
+#include "bounded_queue.h"
 #include "work.h"
 
 #include <perf/perf.h>
 
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
-#include <deque>
-#include <mutex>
 #include <thread>
 
 #ifdef LIGHT_CONSUMER
@@ -26,11 +24,6 @@ constexpr uint64_t ProducerUnits = 15;
 constexpr size_t Capacity = 16;
 
 namespace causal {
-
-std::mutex mutex;
-std::condition_variable changed;
-std::deque<uint64_t> queue;
-bool done = false;
 
 __attribute__((noinline)) uint64_t produce_item(uint64_t i) {
   return burn(ProducerUnits, i);
@@ -45,32 +38,16 @@ int main(int argc, char **argv) {
   using namespace causal;
   int items = argc > 1 ? std::atoi(argv[1]) : 20000;
   uint64_t total = 0;
+  BoundedQueue queue(Capacity);
   std::thread producer([&] {
     perf_thread_name("producer");
-    for (int i = 0; i < items; ++i) {
-      uint64_t v = produce_item(uint64_t(i));
-      std::unique_lock<std::mutex> lock(mutex);
-      changed.wait(lock, [] { return queue.size() < Capacity; });
-      queue.push_back(v);
-      changed.notify_all();
-    }
-    std::lock_guard<std::mutex> lock(mutex);
-    done = true;
-    changed.notify_all();
+    for (int i = 0; i < items; ++i)
+      queue.push(produce_item(uint64_t(i)));
+    queue.close();
   });
   std::thread consumer([&] {
     perf_thread_name("consumer");
-    for (;;) {
-      uint64_t v;
-      {
-        std::unique_lock<std::mutex> lock(mutex);
-        changed.wait(lock, [] { return !queue.empty() || done; });
-        if (queue.empty())
-          break;
-        v = queue.front();
-        queue.pop_front();
-        changed.notify_all();
-      }
+    for (uint64_t v; queue.pop(v);) {
       total += consume_item(v);
       PERF_PROGRESS("items");
     }
