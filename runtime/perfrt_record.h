@@ -61,6 +61,9 @@ popFrame(ThreadState *t, uint64_t end, uint32_t flags) {
 /// True when frames recorded below \p sp (the new call's stack position)
 /// are on the stack: they cannot be live any more, their functions were left
 /// without an exit probe (longjmp). closeAbandonedBelow closes them.
+/// Limitation: a signal handler running on an alternate stack (sigaltstack)
+/// above the interrupted frames makes them look dead; they are closed early
+/// and their later exits count as unmatched (the trace stays balanced).
 __attribute__((always_inline)) inline bool needsRepair(const ThreadState *t,
                                                        uintptr_t sp) {
   return t->depth && t->stack[t->depth - 1].sp < sp;
