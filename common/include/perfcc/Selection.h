@@ -16,6 +16,8 @@
 #ifndef PERFCC_SELECTION_H
 #define PERFCC_SELECTION_H
 
+#include "perfcc/Glob.h"
+
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -91,13 +93,6 @@ private:
   std::string source;
   bool scoreP = false;
 };
-
-/// fnmatch-style glob where `*` also matches '/' and ':'. Exposed for tests.
-bool globMatch(std::string_view pattern, std::string_view text);
-
-/// True when \p fileGlob matches \p path as a whole or on a suffix starting at
-/// a path component ("engine/kv/*.cpp" matches "/src/engine/kv/block.cpp").
-bool fileGlobMatch(std::string_view fileGlob, std::string_view path);
 
 } // namespace perfcc
 
