@@ -58,11 +58,12 @@ std::optional<std::uint64_t> parseDelayNs(std::string_view text,
   return std::uint64_t(ns);
 }
 
-std::optional<std::vector<std::uint64_t>> parseDelayList(std::string_view text,
-                                                         std::string &error) {
-  std::set<std::uint64_t> delays;
+/// The items of a comma-separated list, blanks around each trimmed; an
+/// empty text is one empty item (which the caller rejects).
+static std::vector<std::string_view> splitList(std::string_view text) {
+  std::vector<std::string_view> items;
   std::size_t start = 0;
-  while (start <= text.size()) {
+  for (;;) {
     std::size_t comma = text.find(',', start);
     std::string_view item = text.substr(start, comma == std::string_view::npos
                                                    ? std::string_view::npos
@@ -71,13 +72,21 @@ std::optional<std::vector<std::uint64_t>> parseDelayList(std::string_view text,
       item.remove_prefix(1);
     while (!item.empty() && item.back() == ' ')
       item.remove_suffix(1);
+    items.push_back(item);
+    if (comma == std::string_view::npos)
+      return items;
+    start = comma + 1;
+  }
+}
+
+std::optional<std::vector<std::uint64_t>> parseDelayList(std::string_view text,
+                                                         std::string &error) {
+  std::set<std::uint64_t> delays;
+  for (std::string_view item : splitList(text)) {
     std::optional<std::uint64_t> ns = parseDelayNs(item, error);
     if (!ns)
       return std::nullopt;
     delays.insert(*ns);
-    if (comma == std::string_view::npos)
-      break;
-    start = comma + 1;
   }
   return std::vector<std::uint64_t>(delays.begin(), delays.end());
 }
@@ -85,16 +94,7 @@ std::optional<std::vector<std::uint64_t>> parseDelayList(std::string_view text,
 std::optional<std::vector<unsigned>> parsePercentList(std::string_view text,
                                                       std::string &error) {
   std::set<unsigned> percents;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t comma = text.find(',', start);
-    std::string_view item = text.substr(start, comma == std::string_view::npos
-                                                   ? std::string_view::npos
-                                                   : comma - start);
-    while (!item.empty() && item.front() == ' ')
-      item.remove_prefix(1);
-    while (!item.empty() && item.back() == ' ')
-      item.remove_suffix(1);
+  for (std::string_view item : splitList(text)) {
     std::string_view digits = item;
     if (!digits.empty() && digits.back() == '%')
       digits.remove_suffix(1);
@@ -119,9 +119,6 @@ std::optional<std::vector<unsigned>> parsePercentList(std::string_view text,
     }
     if (value)
       percents.insert(value);
-    if (comma == std::string_view::npos)
-      break;
-    start = comma + 1;
   }
   return std::vector<unsigned>(percents.begin(), percents.end());
 }

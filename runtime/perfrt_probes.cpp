@@ -29,35 +29,6 @@ using namespace perfrt;
 
 namespace {
 
-/// The calling thread's state if it may record now, else null. Sets the
-/// recursion guard; every non-null return must be paired with release().
-PERFRT_NOINSTR ThreadState *acquire() {
-  ThreadState *t = tlsState;
-  if (UNLIKELY(!t)) {
-    if (!gRt.recording.load(std::memory_order_relaxed))
-      return nullptr;
-    t = createThreadState();
-    if (!t)
-      return nullptr;
-  }
-  // A finished thread keeps `busy` set for good (see onThreadExit).
-  if (t->busy.load(std::memory_order_relaxed))
-    return nullptr;
-  t->busy.store(1, std::memory_order_relaxed);
-  // Orders the guard against a signal handler on this same thread.
-  std::atomic_signal_fence(std::memory_order_seq_cst);
-  if (!gRt.recording.load(std::memory_order_relaxed)) {
-    t->busy.store(0, std::memory_order_relaxed);
-    return nullptr;
-  }
-  return t;
-}
-
-PERFRT_NOINSTR inline void release(ThreadState *t) {
-  std::atomic_signal_fence(std::memory_order_seq_cst);
-  t->busy.store(0, std::memory_order_release);
-}
-
 __attribute__((noinline)) PERFRT_NOINSTR void enterSlow(perfcc_desc *desc,
                                                         uintptr_t sp) {
   ThreadState *t = acquire();

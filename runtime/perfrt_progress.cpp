@@ -59,33 +59,29 @@ void lock(ProgressSlot &s) {
 }
 void unlock(ProgressSlot &s) { s.lock.store(false, std::memory_order_release); }
 
-/// A counter event in the trace, on the calling thread's chunk.
-void traceCounter(uint32_t id, uint64_t now, uint64_t value) {
-  if (!gRt.trace || !gRt.recording.load(std::memory_order_relaxed))
-    return;
-  ThreadState *t = tlsState ? tlsState : createThreadState();
-  if (!t || t->busy.load(std::memory_order_relaxed))
-    return;
-  t->busy.store(1, std::memory_order_relaxed);
-  std::atomic_signal_fence(std::memory_order_seq_cst);
-  appendSpan(t, now, now, value, id, SpanCounter);
-  std::atomic_signal_fence(std::memory_order_seq_cst);
-  t->busy.store(0, std::memory_order_release);
-}
-
 /// In a virtual speedup, progress counts only once this thread has paid the
 /// delays it owes (Coz does the same).
 void payOwedDelay() {
   if (!gSpeedup.on)
     return;
-  ThreadState *t = tlsState ? tlsState : createThreadState();
-  if (!t || t->busy.load(std::memory_order_relaxed))
+  if (ThreadState *t = acquire()) {
+    speedupCatchUp(t);
+    release(t);
+  }
+}
+
+/// One unit of progress: counted over the run and in the window, and a
+/// counter event in the trace on the calling thread's chunk.
+void countProgress(ProgressSlot &s, uint32_t id, uint64_t now) {
+  uint64_t n = s.count.fetch_add(1, std::memory_order_relaxed) + 1;
+  if (inWindow(now))
+    s.countInWindow.fetch_add(1, std::memory_order_relaxed);
+  if (!gRt.trace)
     return;
-  t->busy.store(1, std::memory_order_relaxed);
-  std::atomic_signal_fence(std::memory_order_seq_cst);
-  speedupCatchUp(t);
-  std::atomic_signal_fence(std::memory_order_seq_cst);
-  t->busy.store(0, std::memory_order_release);
+  if (ThreadState *t = acquire()) {
+    appendSpan(t, now, now, n, id, SpanCounter);
+    release(t);
+  }
 }
 
 } // namespace
@@ -119,11 +115,7 @@ PERFRT_API PERFRT_NOINSTR void perfcc_progress(perf_progress_point *p) {
   ProgressSlot *s = slotOf(p, PERF_PROGRESS_THROUGHPUT);
   if (!s)
     return;
-  uint64_t now = nowTicks();
-  uint64_t n = s->count.fetch_add(1, std::memory_order_relaxed) + 1;
-  if (inWindow(now))
-    s->countInWindow.fetch_add(1, std::memory_order_relaxed);
-  traceCounter(p->id, now, n);
+  countProgress(*s, p->id, nowTicks());
 }
 
 PERFRT_API PERFRT_NOINSTR void perfcc_latency_begin(perf_progress_point *p) {
@@ -153,8 +145,5 @@ PERFRT_API PERFRT_NOINSTR void perfcc_latency_end(perf_progress_point *p) {
   if (s->inFlight > 0)
     --s->inFlight;
   unlock(*s);
-  uint64_t n = s->count.fetch_add(1, std::memory_order_relaxed) + 1;
-  if (inWindow(now))
-    s->countInWindow.fetch_add(1, std::memory_order_relaxed);
-  traceCounter(p->id, now, n);
+  countProgress(*s, p->id, now);
 }

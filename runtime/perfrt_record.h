@@ -58,6 +58,37 @@ popFrame(ThreadState *t, uint64_t end, uint32_t flags) {
     s->add(incl, excl);
 }
 
+/// The calling thread's state if it may record now, else null. Sets the
+/// recursion guard; every non-null return must be paired with release().
+/// The probes' slow paths and the progress points use it; the fast paths
+/// inline the same steps.
+inline ThreadState *acquire() {
+  ThreadState *t = tlsState;
+  if (__builtin_expect(!t, 0)) {
+    if (!gRt.recording.load(std::memory_order_relaxed))
+      return nullptr;
+    t = createThreadState();
+    if (!t)
+      return nullptr;
+  }
+  // A finished thread keeps `busy` set for good (see onThreadExit).
+  if (t->busy.load(std::memory_order_relaxed))
+    return nullptr;
+  t->busy.store(1, std::memory_order_relaxed);
+  // Orders the guard against a signal handler on this same thread.
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  if (!gRt.recording.load(std::memory_order_relaxed)) {
+    t->busy.store(0, std::memory_order_relaxed);
+    return nullptr;
+  }
+  return t;
+}
+
+inline void release(ThreadState *t) {
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  t->busy.store(0, std::memory_order_release);
+}
+
 /// True when frames recorded below \p sp (the new call's stack position)
 /// are on the stack: they cannot be live any more, their functions were left
 /// without an exit probe (longjmp). closeAbandonedBelow closes them.
