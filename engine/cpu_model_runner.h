@@ -1,0 +1,32 @@
+// engine/cpu_model_runner.h - the CPU backend: a thread pool, the Qwen3
+// model over the memory-mapped weights, the paged KV cache and the sampler.
+#pragma once
+
+#include "engine/cpu/thread_pool.h"
+#include "engine/engine_config.h"
+#include "engine/kv_cache.h"
+#include "engine/model_runner.h"
+#include "engine/qwen3_cpu_model.h"
+
+#include <memory>
+
+namespace engine {
+
+class CpuModelRunner : public ModelRunner {
+public:
+  CpuModelRunner(const EngineConfig &config, const ModelConfig &model,
+                 const Checkpoint &checkpoint);
+  std::vector<int32_t> run(const std::vector<Sequence *> &seqs,
+                           bool is_prefill) override;
+  int num_kv_blocks() const override { return kv_->num_blocks(); }
+  std::string describe() const override;
+
+private:
+  ThreadPool pool_;
+  Qwen3Weights weights_;
+  std::unique_ptr<Qwen3CpuModel> model_;
+  std::unique_ptr<KvCache> kv_;
+  std::vector<float> logits_;
+};
+
+} // namespace engine

@@ -1,0 +1,34 @@
+// engine/io/messages.h - formatting untrusted input for one-line errors.
+//
+// Every engine::Error names the input and the problem on one line. Tensor
+// names, JSON strings and file names come from files we do not control, so
+// they pass through printable() before they reach a message: a name holding a
+// newline or a terminal escape must not break the line or the terminal.
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace engine {
+
+/// `text` with printable ASCII kept and every other byte written as \xNN,
+/// cut to `max_bytes` input bytes (with "..." appended when cut).
+std::string printable(std::string_view text, size_t max_bytes = 200);
+
+/// `text` quoted for a message: 'name', through printable().
+std::string quoted(std::string_view text);
+
+/// "[4, 8]"; "[]" for a scalar.
+std::string format_shape(const std::vector<int64_t> &shape);
+
+/// The JSON type of `value` in words ("a string", "an integer", "null", ...).
+const char *json_type_name(const nlohmann::json &value);
+
+/// `folder` + "/" + `file`, without doubling a trailing slash.
+std::string join_path(const std::string &folder, std::string_view file);
+
+} // namespace engine

@@ -1,0 +1,47 @@
+// engine/kv_cache.cpp - allocation of the paged KV cache.
+#include "engine/kv_cache.h"
+
+#include "engine/error.h"
+
+#include <string>
+#include <sys/mman.h>
+
+namespace engine {
+
+size_t KvCache::block_bytes(int num_layers, int block_size, int num_kv_heads,
+                            int head_dim) {
+  return size_t(2) * num_layers * block_size * num_kv_heads * head_dim *
+         sizeof(float);
+}
+
+KvCache::KvCache(int num_layers, int num_blocks, int block_size,
+                 int num_kv_heads, int head_dim)
+    : num_layers_(num_layers), num_blocks_(num_blocks),
+      block_size_(block_size), num_kv_heads_(num_kv_heads),
+      head_dim_(head_dim) {
+  layer_floats_ = size_t(num_blocks) * block_size * num_kv_heads * head_dim;
+  bytes_ = size_t(2) * num_layers * layer_floats_ * sizeof(float);
+  void *p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED)
+    throw Error("kv cache: cannot reserve " + std::to_string(bytes_ >> 20) +
+                " MiB for " + std::to_string(num_blocks) + " blocks");
+  data_ = static_cast<float *>(p);
+}
+
+KvCache::~KvCache() {
+  if (data_)
+    munmap(data_, bytes_);
+}
+
+PagedKv KvCache::layer(int i) const {
+  PagedKv kv;
+  kv.k = data_ + size_t(2 * i) * layer_floats_;
+  kv.v = data_ + size_t(2 * i + 1) * layer_floats_;
+  kv.block_size = block_size_;
+  kv.num_kv_heads = num_kv_heads_;
+  kv.head_dim = head_dim_;
+  return kv;
+}
+
+} // namespace engine

@@ -1,0 +1,138 @@
+// engine/qwen3_cpu_model.cpp - the Qwen3 forward pass on the CPU.
+//
+// Per layer, as Hugging Face's modeling_qwen3.py: x += o_proj(attention(
+// rope(q_norm(q)), rope(k_norm(k)), v)) over h = input_norm(x); then
+// x += down(silu(gate(h)) * up(h)) over h = post_norm(x). The final norm and
+// the head run only on the rows whose logits are wanted.
+#include "engine/qwen3_cpu_model.h"
+
+#include "engine/cpu/attention.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace engine {
+
+namespace {
+WeightMatrix matrix(const TensorView *t) {
+  return WeightMatrix{t->dtype, t->shape[0], t->shape[1], t->data};
+}
+
+std::vector<float> to_f32(const TensorView *t) {
+  std::vector<float> out(size_t(t->numel()));
+  convert_to_f32(t->dtype, t->data, out.data(), t->numel());
+  return out;
+}
+
+void grow(std::vector<float> &v, size_t n) {
+  if (v.size() < n)
+    v.resize(n);
+}
+} // namespace
+
+Qwen3CpuModel::Qwen3CpuModel(const ModelConfig &config,
+                             const Qwen3Weights &w, int max_positions)
+    : config_(config), embed_(matrix(w.embed_tokens)),
+      lm_head_(matrix(w.lm_head)), final_norm_(to_f32(w.norm)),
+      rope_(config.head_dim, config.rope_theta, max_positions),
+      attn_scale_(1.0f / std::sqrt(float(config.head_dim))) {
+  for (const Qwen3LayerWeights &lw : w.layers) {
+    Layer l;
+    l.input_norm = to_f32(lw.input_layernorm);
+    l.post_norm = to_f32(lw.post_attention_layernorm);
+    l.q_norm = to_f32(lw.q_norm);
+    l.k_norm = to_f32(lw.k_norm);
+    l.q = matrix(lw.q_proj);
+    l.k = matrix(lw.k_proj);
+    l.v = matrix(lw.v_proj);
+    l.o = matrix(lw.o_proj);
+    l.gate = matrix(lw.gate_proj);
+    l.up = matrix(lw.up_proj);
+    l.down = matrix(lw.down_proj);
+    layers_.push_back(std::move(l));
+  }
+}
+
+void Qwen3CpuModel::forward(ThreadPool &pool, const ForwardBatch &batch,
+                            KvCache &kv, float *logits) {
+  const int64_t n = batch.num_tokens();
+  const int64_t hidden = config_.hidden_size;
+  const int64_t q_dim = int64_t(config_.num_attention_heads) * config_.head_dim;
+  const int64_t kv_dim =
+      int64_t(config_.num_key_value_heads) * config_.head_dim;
+  grow(x_, n * hidden);
+  grow(h_, n * std::max(hidden, q_dim));
+  grow(q_, n * q_dim);
+  grow(k_, n * kv_dim);
+  grow(v_, n * kv_dim);
+  grow(attn_, n * q_dim);
+  grow(gate_, n * config_.intermediate_size);
+  grow(up_, n * config_.intermediate_size);
+
+  embedding_lookup(embed_, batch.token_ids.data(), n, x_.data());
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    attention_block(pool, batch, layers_[i], kv.layer(int(i)), n);
+    mlp_block(pool, layers_[i], n);
+  }
+
+  const int64_t rows = int64_t(batch.logits_rows.size());
+  grow(last_, rows * hidden);
+  for (int64_t r = 0; r < rows; ++r)
+    std::memcpy(&last_[r * hidden], &x_[batch.logits_rows[r] * hidden],
+                hidden * sizeof(float));
+  rms_norm(last_.data(), final_norm_.data(), last_.data(), rows, hidden,
+           float(config_.rms_norm_eps));
+  matmul(pool, last_.data(), rows, lm_head_, logits);
+}
+
+void Qwen3CpuModel::attention_block(ThreadPool &pool,
+                                    const ForwardBatch &batch,
+                                    const Layer &l, const PagedKv &kv,
+                                    int64_t n) {
+  const int64_t hidden = config_.hidden_size, hd = config_.head_dim;
+  const int heads = config_.num_attention_heads;
+  const int kv_heads = config_.num_key_value_heads;
+  const float eps = float(config_.rms_norm_eps);
+
+  rms_norm(x_.data(), l.input_norm.data(), h_.data(), n, hidden, eps);
+  matmul(pool, h_.data(), n, l.q, q_.data());
+  matmul(pool, h_.data(), n, l.k, k_.data());
+  matmul(pool, h_.data(), n, l.v, v_.data());
+  // q_norm and k_norm normalise each head before RoPE.
+  rms_norm(q_.data(), l.q_norm.data(), q_.data(), n * heads, hd, eps);
+  rms_norm(k_.data(), l.k_norm.data(), k_.data(), n * kv_heads, hd, eps);
+  rope_.apply(q_.data(), n, heads, batch.positions.data());
+  rope_.apply(k_.data(), n, kv_heads, batch.positions.data());
+  store_kv(k_.data(), v_.data(), batch.slot_mapping.data(), n, kv);
+
+  AttentionBatch ab;
+  ab.num_seqs = batch.num_seqs();
+  ab.cu_seqlens_q = batch.cu_seqlens_q.data();
+  ab.context_lens = batch.context_lens.data();
+  ab.block_tables = batch.block_tables.data();
+  ab.max_blocks = batch.max_blocks;
+  paged_attention(pool, q_.data(), heads, ab, kv, attn_scale_, attn_.data());
+
+  matmul(pool, attn_.data(), n, l.o, h_.data());
+  float *x = x_.data();
+  const float *o = h_.data();
+  for (int64_t i = 0; i < n * hidden; ++i)
+    x[i] += o[i];
+}
+
+void Qwen3CpuModel::mlp_block(ThreadPool &pool, const Layer &l, int64_t n) {
+  const int64_t hidden = config_.hidden_size;
+  rms_norm(x_.data(), l.post_norm.data(), h_.data(), n, hidden,
+           float(config_.rms_norm_eps));
+  matmul(pool, h_.data(), n, l.gate, gate_.data());
+  matmul(pool, h_.data(), n, l.up, up_.data());
+  silu_mul(gate_.data(), up_.data(), gate_.data(),
+           n * config_.intermediate_size);
+  matmul(pool, gate_.data(), n, l.down, h_.data());
+  float *x = x_.data();
+  const float *d = h_.data();
+  for (int64_t i = 0; i < n * hidden; ++i)
+    x[i] += d[i];
+}
+
+} // namespace engine

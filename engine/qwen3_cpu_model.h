@@ -1,0 +1,54 @@
+// engine/qwen3_cpu_model.h - the Qwen3 decoder on the CPU backend: one
+// forward over a ForwardBatch, writing K/V into the paged cache and logits
+// for the requested rows.
+//
+// Weights are used in place from the memory-mapped checkpoint in their
+// stored dtype (bf16 stays bf16); activations are fp32. Only the small norm
+// vectors are converted to fp32 copies.
+#pragma once
+
+#include "engine/cpu/matmul.h"
+#include "engine/cpu/ops.h"
+#include "engine/cpu/thread_pool.h"
+#include "engine/forward_batch.h"
+#include "engine/io/model_config.h"
+#include "engine/kv_cache.h"
+#include "engine/qwen3_weights.h"
+
+#include <vector>
+
+namespace engine {
+
+class Qwen3CpuModel {
+public:
+  Qwen3CpuModel(const ModelConfig &config, const Qwen3Weights &weights,
+                int max_positions);
+
+  /// Runs every layer over batch's tokens and writes
+  /// [batch.logits_rows.size()][vocab_size] logits. Token ids and slots must
+  /// already be validated (the ModelRunner does).
+  void forward(ThreadPool &pool, const ForwardBatch &batch, KvCache &kv,
+               float *logits);
+
+  const ModelConfig &config() const { return config_; }
+
+private:
+  struct Layer {
+    std::vector<float> input_norm, post_norm, q_norm, k_norm;
+    WeightMatrix q, k, v, o, gate, up, down;
+  };
+  void attention_block(ThreadPool &pool, const ForwardBatch &batch,
+                       const Layer &layer, const PagedKv &kv, int64_t n);
+  void mlp_block(ThreadPool &pool, const Layer &layer, int64_t n);
+
+  ModelConfig config_;
+  WeightMatrix embed_, lm_head_;
+  std::vector<float> final_norm_;
+  std::vector<Layer> layers_;
+  RopeTable rope_;
+  float attn_scale_;
+  // Activations, grown to the largest batch seen and reused.
+  std::vector<float> x_, h_, q_, k_, v_, attn_, gate_, up_, last_;
+};
+
+} // namespace engine

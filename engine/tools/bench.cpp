@@ -1,0 +1,206 @@
+// engine-bench - the engine's throughput benchmarks.
+//
+// Default: Nano-vLLM's bench.py protocol (N sequences, prompt and output
+// lengths uniform in a range, random token ids below 10000, ignore_eos, a
+// fixed seed, one warm-up request), printing output tokens, time, output
+// tok/s and total tok/s. --pp / --tg: llama-bench's prompt processing and
+// text generation tests (pp512, tg128), repeated, mean and standard
+// deviation. --parallel N: decode throughput across N sequences at once
+// (llama-batched-bench's TG speed).
+//
+// Usage: engine-bench MODEL_DIR [--num-seqs 256 --min-input 100 ...] [--json]
+//        engine-bench MODEL_DIR --pp 512 --tg 128 [--repetitions 3]
+//        engine-bench MODEL_DIR --parallel 16 --pp 128 --tg 128
+#include "engine/error.h"
+#include "engine/llm_engine.h"
+#include "engine_options.h"
+
+#include <perf/perf.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <random>
+
+using namespace engine;
+
+namespace {
+double now() {
+  return std::chrono::duration<double>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+std::vector<int32_t> random_ids(std::mt19937_64 &rng, int n) {
+  std::uniform_int_distribution<int32_t> id(0, 9999);
+  std::vector<int32_t> ids(n);
+  for (auto &t : ids)
+    t = id(rng);
+  return ids;
+}
+
+struct MeanStd {
+  double mean = 0, std = 0;
+};
+MeanStd mean_std(const std::vector<double> &v) {
+  MeanStd r;
+  for (double x : v)
+    r.mean += x / v.size();
+  for (double x : v)
+    r.std += (x - r.mean) * (x - r.mean);
+  r.std = v.size() > 1 ? std::sqrt(r.std / (v.size() - 1)) : 0;
+  return r;
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  CLI::App app{"Throughput benchmarks of the bundled engine"};
+  std::string model;
+  int num_seqs = 256, min_in = 100, max_in = 1024, min_out = 100,
+      max_out = 1024, pp = 0, tg = 0, parallel = 0, reps = 3;
+  uint64_t seed = 0;
+  float temperature = 0.6f;
+  bool json = false, progress = false;
+  EngineConfig config = default_engine_config();
+  app.add_option("model", model, "model folder")->required();
+  app.add_option("--num-seqs", num_seqs, "sequences (protocol run)");
+  app.add_option("--min-input", min_in, "shortest prompt");
+  app.add_option("--max-input", max_in, "longest prompt");
+  app.add_option("--min-output", min_out, "fewest output tokens");
+  app.add_option("--max-output", max_out, "most output tokens");
+  app.add_option("--seed", seed, "workload and sampling seed");
+  app.add_option("--temperature", temperature, "sampling temperature");
+  app.add_option("--pp", pp, "prompt processing test: prompt tokens");
+  app.add_option("--tg", tg, "text generation test: generated tokens");
+  app.add_option("--parallel", parallel,
+                 "with --tg: decode across this many sequences at once");
+  app.add_option("--repetitions,-r", reps, "runs of each --pp/--tg test");
+  app.add_flag("--json", json, "print the results as JSON");
+  app.add_flag("--progress", progress, "show a progress bar");
+  add_engine_options(app, config);
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    perf_thread_name("engine-main");
+    if (min_in < 1 || max_in < min_in || min_out < 1 || max_out < min_out ||
+        num_seqs < 1 || reps < 1 || pp < 0 || tg < 0 || parallel < 0)
+      throw Error("bench: lengths, counts and repetitions must be positive "
+                  "and each minimum at most its maximum");
+    if (parallel && !tg)
+      throw Error("bench: --parallel needs --tg");
+    LLM llm(model, config);
+    std::mt19937_64 rng(seed);
+    SamplingParams sp;
+    sp.temperature = temperature;
+    sp.ignore_eos = true;
+    sp.seed = seed;
+
+    // Warm-up: touches the weights and the code paths once.
+    sp.max_tokens = 4;
+    llm.generate({random_ids(rng, 16)}, {sp});
+    llm.reset_stats();
+
+    std::string results;
+    auto add = [&](const std::string &name, const std::string &j,
+                   const std::string &text) {
+      results += (results.empty() ? "" : ",\n  ") + ("\"" + name + "\": " + j);
+      if (!json)
+        std::printf("%s\n", text.c_str());
+    };
+    char buf[512], jbuf[512];
+
+    if (pp || tg) {
+      const int n = std::max(parallel, 1);
+      if (pp) {
+        std::vector<double> rates;
+        for (int r = 0; r < reps; ++r) {
+          sp.max_tokens = 1;
+          llm.reset_stats();
+          // Distinct random prompts so the prefix cache cannot help.
+          std::vector<Prompt> prompts;
+          for (int i = 0; i < n; ++i)
+            prompts.push_back(random_ids(rng, pp));
+          llm.generate(prompts, {sp});
+          EngineStats s = llm.stats();
+          rates.push_back(s.prefill_tokens / s.prefill_seconds);
+        }
+        MeanStd m = mean_std(rates);
+        std::snprintf(buf, sizeof buf, "pp%d%s: %.2f ± %.2f tok/s", pp,
+                      n > 1 ? (" x" + std::to_string(n)).c_str() : "", m.mean,
+                      m.std);
+        std::snprintf(jbuf, sizeof jbuf,
+                      "{\"tokens\": %d, \"sequences\": %d, \"tok_s\": %.3f, "
+                      "\"std\": %.3f}",
+                      pp, n, m.mean, m.std);
+        add("pp", jbuf, buf);
+      }
+      if (tg) {
+        std::vector<double> rates;
+        for (int r = 0; r < reps; ++r) {
+          // llama-bench's tg starts from an (almost) empty context; the
+          // first token comes from a one-token prefill, not counted.
+          sp.max_tokens = tg + 1;
+          llm.reset_stats();
+          std::vector<Prompt> prompts;
+          for (int i = 0; i < n; ++i)
+            prompts.push_back(random_ids(rng, std::max(pp, 1)));
+          llm.generate(prompts, {sp});
+          EngineStats s = llm.stats();
+          rates.push_back(s.decode_tokens / s.decode_seconds);
+        }
+        MeanStd m = mean_std(rates);
+        std::snprintf(buf, sizeof buf, "tg%d%s: %.2f ± %.2f tok/s", tg,
+                      n > 1 ? (" x" + std::to_string(n) + " sequences").c_str()
+                            : "",
+                      m.mean, m.std);
+        std::snprintf(jbuf, sizeof jbuf,
+                      "{\"tokens\": %d, \"sequences\": %d, \"context\": %d, "
+                      "\"tok_s\": %.3f, \"std\": %.3f}",
+                      tg, n, std::max(pp, 1), m.mean, m.std);
+        add("tg", jbuf, buf);
+      }
+    } else {
+      std::uniform_int_distribution<int> in_len(min_in, max_in),
+          out_len(min_out, max_out);
+      std::vector<Prompt> prompts;
+      std::vector<SamplingParams> params;
+      int64_t total_out = 0, total_in = 0;
+      for (int i = 0; i < num_seqs; ++i) {
+        const int li = in_len(rng);
+        prompts.push_back(random_ids(rng, li));
+        SamplingParams p = sp;
+        p.max_tokens = out_len(rng);
+        p.seed = seed + uint64_t(i);
+        params.push_back(p);
+        total_out += p.max_tokens;
+        total_in += li;
+      }
+      GenerateOptions opts;
+      opts.show_progress = progress;
+      const double t0 = now();
+      llm.generate(prompts, params, opts);
+      const double t = now() - t0;
+      std::snprintf(buf, sizeof buf,
+                    "Total: %lldtok, Time: %.2fs, Throughput: %.2ftok/s "
+                    "(prompt %lld tok; total %.2f tok/s)",
+                    (long long)total_out, t, total_out / t,
+                    (long long)total_in, (total_in + total_out) / t);
+      std::snprintf(jbuf, sizeof jbuf,
+                    "{\"sequences\": %d, \"prompt_tokens\": %lld, "
+                    "\"output_tokens\": %lld, \"seconds\": %.3f, "
+                    "\"output_tok_s\": %.3f, \"total_tok_s\": %.3f}",
+                    num_seqs, (long long)total_in, (long long)total_out, t,
+                    total_out / t, (total_in + total_out) / t);
+      add("throughput", jbuf, buf);
+    }
+    if (json)
+      std::printf("{\"backend\": \"%s\",\n  %s}\n",
+                  llm.runner().describe().c_str(), results.c_str());
+    else
+      std::printf("%s\n", llm.runner().describe().c_str());
+  } catch (const Error &e) {
+    std::fprintf(stderr, "engine-bench: %s\n", e.what());
+    return 2;
+  }
+  return 0;
+}
