@@ -62,8 +62,8 @@ uint64_t BlockManager::compute_hash(bool has_prefix, uint64_t prefix,
     for (int i = 0; i < n; ++i) {
       unsigned char bytes[4];
       for (int b = 0; b < 4; ++b)
-        bytes[b] = static_cast<unsigned char>(static_cast<uint32_t>(tokens[i]) >>
-                                              (8 * b));
+        bytes[b] = static_cast<unsigned char>(
+            static_cast<uint32_t>(tokens[i]) >> (8 * b));
       XXH64_update(&state, bytes, sizeof bytes);
     }
   }
@@ -239,14 +239,14 @@ void BlockManager::may_append(Sequence &seq) {
     const int32_t id = seq.block_table[i];
     bool has_prefix = i > 0;
     uint64_t prefix = has_prefix ? blocks_[seq.block_table[i - 1]].hash : 0;
-    register_hash(id, hash_fn_(has_prefix, prefix, seq.block_tokens(i),
-                               block_size_),
-                  seq.block_tokens(i));
+    register_hash(
+        id, hash_fn_(has_prefix, prefix, seq.block_tokens(i), block_size_),
+        seq.block_tokens(i));
   }
 }
 
-std::string
-BlockManager::check_invariants(const std::vector<const Sequence *> &seqs) const {
+std::string BlockManager::check_invariants(
+    const std::vector<const Sequence *> &seqs) const {
   const int n = num_blocks();
   std::vector<int> refs(n, 0);
   for (const Sequence *seq : seqs) {

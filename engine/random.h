@@ -51,8 +51,8 @@ public:
   /// Uniform integer in [0, n) for n >= 1 (Lemire's multiply-shift; the
   /// bias, at most n / 2^64, is irrelevant for simulations and tests).
   uint64_t below(uint64_t n) {
-    return static_cast<uint64_t>(
-        (static_cast<unsigned __int128>(next()) * n) >> 64);
+    return static_cast<uint64_t>((static_cast<unsigned __int128>(next()) * n) >>
+                                 64);
   }
 
 private:
