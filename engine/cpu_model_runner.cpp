@@ -56,8 +56,7 @@ std::vector<int32_t> CpuModelRunner::run(const std::vector<Sequence *> &seqs,
 }
 
 std::string CpuModelRunner::describe() const {
-  return "cpu: " + cpu_features_description() + ", " +
-         std::to_string(pool_.size()) + " threads, " +
+  return cpu_description(pool_.size()) + ", " +
          std::to_string(kv_->num_blocks()) + " KV blocks of " +
          std::to_string(kv_->block_size()) + " tokens";
 }

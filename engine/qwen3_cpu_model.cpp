@@ -94,15 +94,15 @@ void Qwen3CpuModel::attention_block(ThreadPool &pool,
   const int kv_heads = config_.num_key_value_heads;
   const float eps = float(config_.rms_norm_eps);
 
-  rms_norm(x_.data(), l.input_norm.data(), h_.data(), n, hidden, eps);
+  rms_norm(pool, x_.data(), l.input_norm.data(), h_.data(), n, hidden, eps);
   matmul(pool, h_.data(), n, l.q, q_.data());
   matmul(pool, h_.data(), n, l.k, k_.data());
   matmul(pool, h_.data(), n, l.v, v_.data());
   // q_norm and k_norm normalise each head before RoPE.
-  rms_norm(q_.data(), l.q_norm.data(), q_.data(), n * heads, hd, eps);
-  rms_norm(k_.data(), l.k_norm.data(), k_.data(), n * kv_heads, hd, eps);
-  rope_.apply(q_.data(), n, heads, batch.positions.data());
-  rope_.apply(k_.data(), n, kv_heads, batch.positions.data());
+  rms_norm(pool, q_.data(), l.q_norm.data(), q_.data(), n * heads, hd, eps);
+  rms_norm(pool, k_.data(), l.k_norm.data(), k_.data(), n * kv_heads, hd, eps);
+  rope(rope_, batch.positions.data(), n, q_.data(), heads);
+  rope(rope_, batch.positions.data(), n, k_.data(), kv_heads);
   store_kv(k_.data(), v_.data(), batch.slot_mapping.data(), n, kv);
 
   AttentionBatch ab;
@@ -122,12 +122,12 @@ void Qwen3CpuModel::attention_block(ThreadPool &pool,
 
 void Qwen3CpuModel::mlp_block(ThreadPool &pool, const Layer &l, int64_t n) {
   const int64_t hidden = config_.hidden_size;
-  rms_norm(x_.data(), l.post_norm.data(), h_.data(), n, hidden,
+  rms_norm(pool, x_.data(), l.post_norm.data(), h_.data(), n, hidden,
            float(config_.rms_norm_eps));
   matmul(pool, h_.data(), n, l.gate, gate_.data());
   matmul(pool, h_.data(), n, l.up, up_.data());
-  silu_mul(gate_.data(), up_.data(), gate_.data(),
-           n * config_.intermediate_size);
+  silu_mul(gate_.data(), up_.data(), gate_.data(), n,
+           config_.intermediate_size);
   matmul(pool, gate_.data(), n, l.down, h_.data());
   float *x = x_.data();
   const float *d = h_.data();

@@ -69,14 +69,25 @@ CpuFeatures detect() {
 }
 
 constexpr int kNoCap = -1;
+constexpr int kUnread = -2;
 std::atomic<int> api_cap{kNoCap};
-std::atomic<int> env_cap{kNoCap};
-std::once_flag env_once;
+std::atomic<int> env_cap{kUnread};
+std::mutex env_mutex;
 
-void read_env_cap() {
-  const char *value = std::getenv("ENGINE_CPU_ISA");
-  if (value && *value)
-    env_cap.store(int(parse_isa(value, "ENGINE_CPU_ISA")));
+// The cap from ENGINE_CPU_ISA, read on first use (and again after
+// clear_isa_cap()). A bad value stays unread, so every call reports it.
+int env_cap_value() {
+  int cap = env_cap.load(std::memory_order_acquire);
+  if (cap != kUnread)
+    return cap;
+  std::lock_guard<std::mutex> lock(env_mutex);
+  cap = env_cap.load();
+  if (cap == kUnread) {
+    const char *value = std::getenv("ENGINE_CPU_ISA");
+    cap = value && *value ? int(parse_isa(value, "ENGINE_CPU_ISA")) : kNoCap;
+    env_cap.store(cap, std::memory_order_release);
+  }
+  return cap;
 }
 
 } // namespace
@@ -102,11 +113,8 @@ Isa max_supported_isa() {
 Isa active_isa() {
   static const Isa supported = max_supported_isa();
   int cap = api_cap.load(std::memory_order_relaxed);
-  if (cap == kNoCap) {
-    // call_once retries after a throw, so a bad value fails every call.
-    std::call_once(env_once, read_env_cap);
-    cap = env_cap.load(std::memory_order_relaxed);
-  }
+  if (cap == kNoCap)
+    cap = env_cap_value();
   if (cap == kNoCap || cap > int(supported))
     return supported;
   return Isa(cap);
@@ -114,7 +122,10 @@ Isa active_isa() {
 
 void set_isa_cap(Isa cap) { api_cap.store(int(cap)); }
 
-void clear_isa_cap() { api_cap.store(kNoCap); }
+void clear_isa_cap() {
+  api_cap.store(kNoCap);
+  env_cap.store(kUnread);
+}
 
 std::string_view isa_name(Isa isa) {
   switch (isa) {

@@ -48,7 +48,8 @@ Isa active_isa();
 /// applies to the next call; do not change it while kernels run.
 void set_isa_cap(Isa cap);
 
-/// Forgets the cap set by set_isa_cap(); ENGINE_CPU_ISA applies again.
+/// Forgets the cap set by set_isa_cap(); ENGINE_CPU_ISA applies again (and is
+/// read anew at the next active_isa()).
 void clear_isa_cap();
 
 /// "scalar", "avx2", "avx512", "avx512bf16" or "amx".

@@ -1,4 +1,4 @@
-// engine/io/messages.h - formatting untrusted input for one-line errors.
+// engine/io/messages.h - reading untrusted input and naming it in errors.
 //
 // Every engine::Error names the input and the problem on one line. Tensor
 // names, JSON strings and file names come from files we do not control, so
@@ -6,7 +6,7 @@
 // newline or a terminal escape must not break the line or the terminal.
 #pragma once
 
-#include <nlohmann/json_fwd.hpp>
+#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <string>
@@ -20,7 +20,10 @@ namespace engine {
 std::string printable(std::string_view text, size_t max_bytes = 200);
 
 /// `text` quoted for a message: 'name', through printable().
-std::string quoted(std::string_view text);
+std::string quote(std::string_view text);
+
+/// `x` in the shortest form that reads back the same ("0.6", "1e-06").
+std::string format_number(double x);
 
 /// "[4, 8]"; "[]" for a scalar.
 std::string format_shape(const std::vector<int64_t> &shape);
@@ -30,5 +33,13 @@ const char *json_type_name(const nlohmann::json &value);
 
 /// `folder` + "/" + `file`, without doubling a trailing slash.
 std::string join_path(const std::string &folder, std::string_view file);
+
+/// The whole file at `path`. Throws engine::Error "<path>: cannot open
+/// (reason)" or "<path>: read failed (reason)".
+std::string read_file(const std::string &path);
+
+/// The JSON document in the file at `path`. Throws engine::Error as
+/// read_file does, or "<path>: not valid JSON (line L, column C)".
+nlohmann::json read_json_file(const std::string &path);
 
 } // namespace engine

@@ -45,7 +45,10 @@ public:
   /// object of tensors, a tensor has an unsupported dtype (only F32, F16 and
   /// BF16 are), a bad shape, data_offsets outside the data or not matching
   /// numel × dtype size, or two tensors' bytes overlap.
-  explicit SafetensorsFile(const std::string &path);
+  /// `populate` maps every page now (MAP_POPULATE): for a reader that will
+  /// touch all the weights anyway it is faster in bulk than page by page,
+  /// and keeps page faults out of the first forward pass.
+  explicit SafetensorsFile(const std::string &path, bool populate = false);
 
   /// Validates a file image already in memory (`name` is what errors call
   /// it). The bytes are borrowed: they must outlive the returned object.

@@ -1,0 +1,228 @@
+// engine/cpu/attention.cpp - store_kv() and paged_attention(): argument
+// checks, the portable tile kernel, and the split of (sequence, KV head,
+// query tile) work items across threads (see attention.h).
+#include "engine/cpu/attention.h"
+
+#include "engine/cpu/attention_kernels.h"
+#include "engine/cpu/cpu_features.h"
+#include "engine/error.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace engine {
+namespace {
+
+using cpu_detail::AttentionTile;
+using cpu_detail::kKeyChunk;
+using cpu_detail::kMaxTileRows;
+
+[[noreturn]] void fail(const char *fn, const std::string &what) {
+  throw Error(std::string(fn) + ": " + what);
+}
+
+void check_kv(const char *fn, const PagedKv &kv) {
+  if (!kv.k || !kv.v)
+    fail(fn, "null KV cache pointer");
+  if (kv.block_size < 1 || kv.num_kv_heads < 1 || kv.head_dim < 1)
+    fail(fn, "bad KV cache shape (block_size " +
+                 std::to_string(kv.block_size) + ", num_kv_heads " +
+                 std::to_string(kv.num_kv_heads) + ", head_dim " +
+                 std::to_string(kv.head_dim) + ")");
+  if (kv.dtype != DType::F32 && kv.dtype != DType::BF16)
+    fail(fn, "KV cache dtype " + std::string(dtype_name(kv.dtype)) +
+                 " is not supported (F32 or BF16)");
+}
+
+float load(const void *base, DType dtype, int64_t i) {
+  return dtype == DType::F32
+             ? static_cast<const float *>(base)[i]
+             : bf16_to_f32(static_cast<const uint16_t *>(base)[i]);
+}
+
+// The same algorithm as the AVX-512 tile (chunks of kKeyChunk keys from
+// position 0, online softmax), in plain C++.
+void attend_tile_scalar_impl(const AttentionTile &t) {
+  const int rows = t.tokens * t.group, d = t.head_dim;
+  const int64_t last_pos = t.first_pos + t.tokens - 1;
+  std::vector<float> o(size_t(rows) * d, 0.0f), s(kKeyChunk);
+  std::vector<float> m(size_t(rows), -INFINITY), l(size_t(rows), 0.0f);
+  int64_t offsets[kKeyChunk];
+  for (int64_t t0 = 0; t0 <= last_pos; t0 += kKeyChunk) {
+    int n = int(std::min<int64_t>(kKeyChunk, last_pos + 1 - t0));
+    for (int j = 0; j < n; ++j) {
+      int64_t p = t0 + j;
+      offsets[j] = (int64_t(t.block_table[p / t.block_size]) * t.block_size +
+                    p % t.block_size) *
+                   t.token_stride;
+    }
+    for (int r = 0; r < rows; ++r) {
+      const float *q = t.q + (r / t.group) * t.q_stride + (r % t.group) * d;
+      int64_t visible =
+          std::min<int64_t>(n, t.first_pos + r / t.group - t0 + 1);
+      if (visible <= 0)
+        continue;
+      float mx = -INFINITY;
+      for (int j = 0; j < visible; ++j) {
+        float dot = 0;
+        for (int c = 0; c < d; ++c)
+          dot += q[c] * load(t.k, t.dtype, offsets[j] + c);
+        s[j] = dot * t.scale;
+        mx = std::max(mx, s[j]);
+      }
+      float m_new = std::max(mx, m[r]);
+      float alpha = m[r] == -INFINITY ? 0.0f : std::exp(m[r] - m_new);
+      float sum = 0;
+      for (int j = 0; j < visible; ++j)
+        sum += s[j] = std::exp(s[j] - m_new);
+      l[r] = l[r] * alpha + sum;
+      m[r] = m_new;
+      float *orow = o.data() + size_t(r) * d;
+      for (int c = 0; c < d; ++c) {
+        float acc = orow[c] * alpha;
+        for (int j = 0; j < visible; ++j)
+          acc += s[j] * load(t.v, t.dtype, offsets[j] + c);
+        orow[c] = acc;
+      }
+    }
+  }
+  for (int r = 0; r < rows; ++r) {
+    float *dst = t.out + (r / t.group) * t.q_stride + (r % t.group) * d;
+    for (int c = 0; c < d; ++c)
+      dst[c] = o[size_t(r) * d + c] / l[r];
+  }
+}
+
+struct WorkItem {
+  int seq;
+  int kv_head;
+  int first_token; // within the sequence's queries
+  int tokens;
+};
+
+} // namespace
+
+namespace cpu_detail {
+void attend_tile_scalar(const AttentionTile &t) { attend_tile_scalar_impl(t); }
+} // namespace cpu_detail
+
+void store_kv(const float *k, const float *v, const int32_t *slot_mapping,
+              int64_t n_tokens, const PagedKv &kv) {
+  check_kv("store_kv", kv);
+  const int64_t row = int64_t(kv.num_kv_heads) * kv.head_dim;
+  const int64_t slots = kv.num_blocks * kv.block_size;
+  for (int64_t t = 0; t < n_tokens; ++t) {
+    int64_t slot = slot_mapping[t];
+    if (slot == -1)
+      continue;
+    if (slot < 0 || (slots > 0 && slot >= slots))
+      fail("store_kv", "slot " + std::to_string(slot) + " of token " +
+                           std::to_string(t) + " is outside the cache (" +
+                           std::to_string(slots) + " slots)");
+    if (kv.dtype == DType::F32) {
+      std::memcpy(static_cast<float *>(kv.k) + slot * row, k + t * row,
+                  size_t(row) * 4);
+      std::memcpy(static_cast<float *>(kv.v) + slot * row, v + t * row,
+                  size_t(row) * 4);
+    } else {
+      uint16_t *kd = static_cast<uint16_t *>(kv.k) + slot * row;
+      uint16_t *vd = static_cast<uint16_t *>(kv.v) + slot * row;
+      for (int64_t i = 0; i < row; ++i) {
+        kd[i] = f32_to_bf16(k[t * row + i]);
+        vd[i] = f32_to_bf16(v[t * row + i]);
+      }
+    }
+  }
+}
+
+void paged_attention(ThreadPool &pool, const float *q, int num_heads,
+                     const AttentionBatch &batch, const PagedKv &kv,
+                     float scale, float *out) {
+  const char *fn = "paged_attention";
+  check_kv(fn, kv);
+  if (num_heads < 1 || num_heads % kv.num_kv_heads != 0)
+    fail(fn, "num_heads " + std::to_string(num_heads) +
+                 " is not a multiple of num_kv_heads " +
+                 std::to_string(kv.num_kv_heads));
+  const int group = num_heads / kv.num_kv_heads;
+  if (group > kMaxTileRows)
+    fail(fn, std::to_string(group) + " query heads per KV head (at most " +
+                 std::to_string(kMaxTileRows) + ")");
+  if (batch.num_seqs < 0 || (batch.num_seqs > 0 && (!batch.cu_seqlens_q ||
+                                                    !batch.context_lens ||
+                                                    !batch.block_tables)))
+    fail(fn, "bad batch description");
+
+  // Validate everything before any thread starts, so a bad batch throws
+  // instead of reading outside the cache.
+  const int tokens_per_tile = std::max(1, 16 / group);
+  thread_local std::vector<WorkItem> items;
+  items.clear();
+  for (int s = 0; s < batch.num_seqs; ++s) {
+    int64_t n_q = int64_t(batch.cu_seqlens_q[s + 1]) - batch.cu_seqlens_q[s];
+    int64_t len = batch.context_lens[s];
+    if (n_q < 0 || n_q > len)
+      fail(fn, "sequence " + std::to_string(s) + " has " +
+                   std::to_string(n_q) + " queries but context length " +
+                   std::to_string(len));
+    if (len > int64_t(batch.max_blocks) * kv.block_size)
+      fail(fn, "sequence " + std::to_string(s) + " context length " +
+                   std::to_string(len) + " exceeds its block table (" +
+                   std::to_string(batch.max_blocks) + " blocks of " +
+                   std::to_string(kv.block_size) + ")");
+    const int32_t *table = batch.block_tables + int64_t(s) * batch.max_blocks;
+    for (int64_t b = 0; b < (len + kv.block_size - 1) / kv.block_size; ++b)
+      if (table[b] < 0 || (kv.num_blocks > 0 && table[b] >= kv.num_blocks))
+        fail(fn, "sequence " + std::to_string(s) + " block " +
+                     std::to_string(b) + " has id " + std::to_string(table[b]) +
+                     " outside the cache");
+    // Last tiles first: they see the most keys, so scheduling them early
+    // balances the threads.
+    for (int64_t first = (n_q - 1) / tokens_per_tile * tokens_per_tile;
+         first >= 0; first -= tokens_per_tile)
+      for (int g = 0; g < kv.num_kv_heads; ++g)
+        items.push_back({s, g, int(first),
+                         int(std::min<int64_t>(tokens_per_tile, n_q - first))});
+  }
+  if (items.empty())
+    return;
+
+  const bool avx512 = active_isa() >= Isa::Avx512 &&
+                      cpu_detail::avx512_supports_head_dim(kv.head_dim);
+  const int64_t d = kv.head_dim, q_stride = int64_t(num_heads) * d;
+  const int64_t esize = int64_t(dtype_size(kv.dtype));
+  std::atomic<size_t> next{0};
+  const std::vector<WorkItem> &work = items;
+  pool.run([&](int, int) {
+    for (size_t i = next.fetch_add(1); i < work.size(); i = next.fetch_add(1)) {
+      const WorkItem &w = work[i];
+      int64_t n_q = batch.cu_seqlens_q[w.seq + 1] - batch.cu_seqlens_q[w.seq];
+      int64_t token = batch.cu_seqlens_q[w.seq] + w.first_token;
+      AttentionTile t;
+      t.q = q + token * q_stride + int64_t(w.kv_head) * group * d;
+      t.out = out + token * q_stride + int64_t(w.kv_head) * group * d;
+      t.q_stride = q_stride;
+      t.tokens = w.tokens;
+      t.group = group;
+      t.first_pos = batch.context_lens[w.seq] - n_q + w.first_token;
+      t.k = static_cast<const char *>(kv.k) + w.kv_head * d * esize;
+      t.v = static_cast<const char *>(kv.v) + w.kv_head * d * esize;
+      t.dtype = kv.dtype;
+      t.token_stride = int64_t(kv.num_kv_heads) * d;
+      t.block_table = batch.block_tables + int64_t(w.seq) * batch.max_blocks;
+      t.block_size = kv.block_size;
+      t.head_dim = kv.head_dim;
+      t.scale = scale;
+      if (avx512)
+        cpu_detail::attend_tile_avx512(t);
+      else
+        cpu_detail::attend_tile_scalar(t);
+    }
+  });
+}
+
+} // namespace engine

@@ -1,0 +1,43 @@
+// engine/cpu/attention_kernels.h - one tile of paged attention (internal to
+// engine/cpu): the query heads of one KV head for up to a few consecutive
+// query tokens of one sequence, against all keys they may see.
+//
+// Keys are taken in chunks of kKeyChunk starting at position 0, whatever the
+// tile and the block size, so a query's result depends only on its own
+// sequence: the fixed reduction order behind paged_attention's determinism.
+#pragma once
+
+#include "engine/dtype.h"
+
+#include <cstdint>
+
+namespace engine::cpu_detail {
+
+constexpr int kKeyChunk = 32;
+
+struct AttentionTile {
+  const float *q = nullptr; ///< first token of the tile, first head of group
+  float *out = nullptr;     ///< same layout as q
+  int64_t q_stride = 0;     ///< floats from one token to the next
+  int tokens = 0;           ///< query tokens in the tile
+  int group = 0;            ///< query heads per KV head
+  int64_t first_pos = 0;    ///< position of the tile's first token
+  const void *k = nullptr;  ///< cache base, already offset to this KV head
+  const void *v = nullptr;
+  DType dtype = DType::F32;
+  int64_t token_stride = 0; ///< elements from one cached token to the next
+  const int32_t *block_table = nullptr;
+  int block_size = 0;
+  int head_dim = 0;
+  float scale = 0;
+};
+
+/// Rows are (token, head) pairs: tokens·group ≤ kMaxTileRows.
+constexpr int kMaxTileRows = 64;
+
+void attend_tile_scalar(const AttentionTile &t);
+/// Needs head_dim ∈ {64, 128, 256} and AVX-512.
+void attend_tile_avx512(const AttentionTile &t);
+bool avx512_supports_head_dim(int head_dim);
+
+} // namespace engine::cpu_detail

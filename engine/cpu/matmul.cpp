@@ -1,0 +1,167 @@
+// engine/cpu/matmul.cpp - matmul(): argument checks, kernel choice, the bf16
+// copies of x and the split of output rows across threads (see matmul.h).
+#include "engine/cpu/matmul.h"
+
+#include "engine/cpu/cpu_features.h"
+#include "engine/cpu/matmul_kernels.h"
+#include "engine/cpu/scratch_buffer.h"
+#include "engine/error.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cblas.h>
+#include <mutex>
+#include <string>
+
+namespace engine {
+namespace {
+
+using cpu_detail::MatmulJob;
+
+// Measured on Sapphire Rapids with 2 threads (bench/engine/matmul_bench):
+// below this batch the AVX512-BF16 kernel matches AMX.
+constexpr int64_t kDefaultAmxMinBatch = 8;
+// Below this batch f32 weights use the engine's own kernel (bandwidth bound,
+// where OpenBLAS's gemv is no faster), from it on OpenBLAS sgemm.
+constexpr int64_t kOpenBlasMinBatch = 8;
+// x smaller than this (elements) is rounded to bf16 by the calling thread
+// alone; a second parallel dispatch costs more than it saves.
+constexpr int64_t kParallelConvertMin = 1 << 15;
+
+std::atomic<int> f32_mode{int(F32Matmul::Auto)};
+std::atomic<int64_t> amx_min_batch{kDefaultAmxMinBatch};
+
+[[noreturn]] void fail(const std::string &what) {
+  throw Error("matmul: " + what);
+}
+
+// OpenBLAS runs on our threads, one slice each, so it must not start its
+// own.
+void openblas_single_threaded() {
+  static std::once_flag once;
+  std::call_once(once, [] { openblas_set_num_threads(1); });
+}
+
+void run_openblas(ThreadPool &pool, const MatmulJob &job) {
+  openblas_single_threaded();
+  pool.run([&](int t, int n) {
+    Range rows = split_range(job.rows, t, n, 16);
+    if (rows.size() == 0)
+      return;
+    const float *w = static_cast<const float *>(job.w) + rows.begin * job.cols;
+    if (job.m == 1)
+      cblas_sgemv(CblasRowMajor, CblasNoTrans, int(rows.size()), int(job.cols),
+                  1.0f, w, int(job.cols), job.x, 1, 0.0f, job.y + rows.begin,
+                  1);
+    else
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(job.m),
+                  int(rows.size()), int(job.cols), 1.0f, job.x, int(job.cols),
+                  w, int(job.cols), 0.0f, job.y + rows.begin, int(job.rows));
+  });
+}
+
+void run_bf16(ThreadPool &pool, MatmulJob job, bool amx) {
+  thread_local cpu_detail::ScratchBuffer xb_buffer, pack_buffer;
+  const int64_t stride = (job.cols + 31) / 32 * 32;
+  uint16_t *xb = xb_buffer.get<uint16_t>(size_t(job.m * stride));
+  job.xb = xb;
+  job.xb_stride = stride;
+  const float *x = job.x;
+  const int64_t m = job.m, cols = job.cols;
+
+  if (amx) {
+    uint32_t *xpack =
+        pack_buffer.get<uint32_t>(size_t(cpu_detail::amx_pack_size(m, cols)));
+    job.xpack = xpack;
+    // Each thread rounds and packs whole 16-row groups, so the two steps
+    // need no barrier between them.
+    const int64_t groups = (m + 15) / 16;
+    pool.run([&](int t, int n) {
+      Range g = split_range(groups, t, n);
+      if (g.size() == 0)
+        return;
+      cpu_detail::convert_rows_bf16(x, cols, g.begin * 16,
+                                    std::min(m, g.end * 16), xb, stride);
+      cpu_detail::amx_pack(xb, stride, m, cols, g.begin, g.end, xpack);
+    });
+    const int64_t rows16 = job.rows / 16 * 16;
+    pool.run([&](int t, int n) {
+      Range r = split_range(rows16, t, n, 32);
+      if (r.size() > 0)
+        cpu_detail::matmul_rows_amx(job, r.begin, r.end);
+      if (t == n - 1 && rows16 < job.rows)
+        cpu_detail::matmul_rows_avx512bf16(job, rows16, job.rows);
+    });
+    return;
+  }
+
+  if (m * cols < kParallelConvertMin) {
+    cpu_detail::convert_rows_bf16(x, cols, 0, m, xb, stride);
+  } else {
+    pool.run([&](int t, int n) {
+      Range i = split_range(m, t, n);
+      cpu_detail::convert_rows_bf16(x, cols, i.begin, i.end, xb, stride);
+    });
+  }
+  pool.run([&](int t, int n) {
+    Range r = split_range(job.rows, t, n, 16);
+    cpu_detail::matmul_rows_avx512bf16(job, r.begin, r.end);
+  });
+}
+
+} // namespace
+
+void set_f32_matmul(F32Matmul mode) { f32_mode.store(int(mode)); }
+
+void set_amx_min_batch(int64_t m) {
+  amx_min_batch.store(m > 0 ? m : kDefaultAmxMinBatch);
+}
+
+void matmul(ThreadPool &pool, const float *x, int64_t m, const WeightMatrix &w,
+            float *y) {
+  if (m < 0)
+    fail("batch size " + std::to_string(m) + " is negative");
+  if (w.rows < 1 || w.cols < 1)
+    fail("weight shape [" + std::to_string(w.rows) + ", " +
+         std::to_string(w.cols) + "] is empty");
+  if (m == 0)
+    return;
+  if (!x || !y || !w.data)
+    fail("null pointer for x, y or the weight data");
+
+  MatmulJob job;
+  job.x = x;
+  job.m = m;
+  job.dtype = w.dtype;
+  job.w = w.data;
+  job.rows = w.rows;
+  job.cols = w.cols;
+  job.y = y;
+
+  const Isa isa = active_isa();
+  if (w.dtype == DType::BF16 && isa >= Isa::Avx512Bf16) {
+    bool amx = isa == Isa::Amx && m >= amx_min_batch.load() && w.cols >= 32 &&
+               w.rows >= 16;
+    run_bf16(pool, job, amx);
+    return;
+  }
+  if (w.dtype == DType::F32) {
+    auto mode = F32Matmul(f32_mode.load());
+    if (mode == F32Matmul::OpenBlas ||
+        (mode == F32Matmul::Auto && m >= kOpenBlasMinBatch)) {
+      run_openblas(pool, job);
+      return;
+    }
+  }
+  void (*kernel)(const MatmulJob &, int64_t, int64_t) =
+      isa >= Isa::Avx512 ? cpu_detail::matmul_rows_avx512
+      : isa == Isa::Avx2 ? cpu_detail::matmul_rows_avx2
+                         : cpu_detail::matmul_rows_scalar;
+  pool.run([&](int t, int n) {
+    Range r = split_range(job.rows, t, n, 16);
+    if (r.size() > 0)
+      kernel(job, r.begin, r.end);
+  });
+}
+
+} // namespace engine

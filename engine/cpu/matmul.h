@@ -1,0 +1,45 @@
+// engine/cpu/matmul.h - activations times a stored weight matrix, the bulk of
+// a transformer's work.
+//
+// Weights stay as they were stored (bf16, f16 or f32, row-major [out, in],
+// usually memory-mapped straight from a safetensors file, so only 2-byte
+// aligned); activations are fp32. The kernel for each call is chosen from the
+// active instruction-set level (cpu_features.h) and the batch size: bf16
+// weights use AVX512-BF16 dot products for small batches and AMX tiles for
+// large ones, with x rounded to bf16 once per call.
+#pragma once
+
+#include "engine/cpu/thread_pool.h"
+#include "engine/dtype.h"
+
+#include <cstdint>
+
+namespace engine {
+
+/// A row-major [rows, cols] weight matrix (row stride == cols elements).
+struct WeightMatrix {
+  DType dtype = DType::BF16;
+  int64_t rows = 0; ///< outputs
+  int64_t cols = 0; ///< inputs
+  const void *data = nullptr;
+};
+
+/// y[m][w.rows] = x[m][w.cols] · wᵀ, accumulated in fp32. Work is split
+/// across the pool's threads by output rows, so each weight is read once per
+/// call. x and y must not overlap. For bf16 weights at the avx512bf16 and amx
+/// levels x is rounded to bf16 first (relative error about 1e-2 on long dot
+/// products); the other paths keep x in fp32. Throws engine::Error when m < 0,
+/// w.rows or w.cols < 1, or a pointer is null while m > 0.
+void matmul(ThreadPool &pool, const float *x, int64_t m, const WeightMatrix &w,
+            float *y);
+
+/// How f32 weights are multiplied: OpenBLAS sgemm (default for m ≥ 8) or the
+/// engine's own SIMD kernels (default below). For benchmarks and tests.
+enum class F32Matmul { Auto, OpenBlas, Own };
+void set_f32_matmul(F32Matmul mode);
+
+/// The smallest batch for which bf16 weights use AMX (when active). For
+/// benchmarks and tests; 0 restores the measured default.
+void set_amx_min_batch(int64_t m);
+
+} // namespace engine

@@ -1,0 +1,108 @@
+// engine/cpu/matmul_avx2.cpp - matmul with fp32 x and fp32 FMA on AVX2 for
+// f32, f16 (F16C) and bf16 (shifted into fp32) weights: the avx2 level.
+#include "engine/cpu/matmul_kernels.h"
+
+#include <algorithm>
+#include <immintrin.h>
+
+#define ENGINE_AVX2 __attribute__((target("avx2,fma,f16c")))
+
+namespace engine::cpu_detail {
+namespace {
+
+template <DType T>
+ENGINE_AVX2 inline __m256 load_w(const void *w, int64_t at) {
+  if constexpr (T == DType::F32)
+    return _mm256_loadu_ps(static_cast<const float *>(w) + at);
+  else if constexpr (T == DType::F16)
+    return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i *>(
+        static_cast<const uint16_t *>(w) + at)));
+  else
+    return _mm256_castsi256_ps(_mm256_slli_epi32(
+        _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(
+            static_cast<const uint16_t *>(w) + at))),
+        16));
+}
+
+template <DType T> inline float load_w1(const void *w, int64_t at) {
+  if constexpr (T == DType::F32)
+    return static_cast<const float *>(w)[at];
+  else if constexpr (T == DType::F16)
+    return f16_to_f32(static_cast<const uint16_t *>(w)[at]);
+  else
+    return bf16_to_f32(static_cast<const uint16_t *>(w)[at]);
+}
+
+ENGINE_AVX2 inline float hsum(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+// R weight rows × M x rows of y; 16 ymm registers hold R·M accumulators, R
+// weights and one x vector.
+template <DType T, int R, int M>
+ENGINE_AVX2 void block(const MatmulJob &job, int64_t r, int64_t i) {
+  const int64_t cols = job.cols;
+  const float *x = job.x + i * cols;
+  __m256 acc[R][M];
+  for (int a = 0; a < R; ++a)
+    for (int b = 0; b < M; ++b)
+      acc[a][b] = _mm256_setzero_ps();
+  int64_t k = 0;
+  for (; k + 8 <= cols; k += 8) {
+    __m256 wv[R];
+    for (int a = 0; a < R; ++a)
+      wv[a] = load_w<T>(job.w, (r + a) * cols + k);
+    for (int b = 0; b < M; ++b) {
+      __m256 xv = _mm256_loadu_ps(x + b * cols + k);
+      for (int a = 0; a < R; ++a)
+        acc[a][b] = _mm256_fmadd_ps(wv[a], xv, acc[a][b]);
+    }
+  }
+  for (int b = 0; b < M; ++b)
+    for (int a = 0; a < R; ++a) {
+      float s = hsum(acc[a][b]);
+      for (int64_t t = k; t < cols; ++t)
+        s += x[b * cols + t] * load_w1<T>(job.w, (r + a) * cols + t);
+      job.y[(i + b) * job.rows + r + a] = s;
+    }
+}
+
+template <DType T, int R>
+ENGINE_AVX2 void x_rows(const MatmulJob &job, int64_t r, int64_t i0,
+                        int64_t i1) {
+  int64_t i = i0;
+  for (; i + 3 <= i1; i += 3)
+    block<T, R, 3>(job, r, i);
+  switch (i1 - i) {
+  case 2: block<T, R, 2>(job, r, i); break;
+  case 1: block<T, R, 1>(job, r, i); break;
+  }
+}
+
+template <DType T>
+ENGINE_AVX2 void rows(const MatmulJob &job, int64_t r0, int64_t r1) {
+  int64_t chunk = std::max<int64_t>(3, (512 << 10) / (job.cols * 4) / 3 * 3);
+  for (int64_t i0 = 0; i0 < job.m; i0 += chunk) {
+    int64_t i1 = std::min(job.m, i0 + chunk);
+    int64_t r = r0;
+    for (; r + 3 <= r1; r += 3)
+      x_rows<T, 3>(job, r, i0, i1);
+    for (; r < r1; ++r)
+      x_rows<T, 1>(job, r, i0, i1);
+  }
+}
+
+} // namespace
+
+void matmul_rows_avx2(const MatmulJob &job, int64_t r0, int64_t r1) {
+  switch (job.dtype) {
+  case DType::F32: rows<DType::F32>(job, r0, r1); break;
+  case DType::F16: rows<DType::F16>(job, r0, r1); break;
+  case DType::BF16: rows<DType::BF16>(job, r0, r1); break;
+  }
+}
+
+} // namespace engine::cpu_detail
