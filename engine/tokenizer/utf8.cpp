@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <utf8proc.h>
+#include <vector>
 
 namespace engine {
 namespace {
@@ -112,6 +113,93 @@ size_t append_utf8_lossy(std::string &out, std::string_view bytes, bool final) {
   return bytes.size();
 }
 
+namespace {
+
+/// Code points that NFC leaves as they are whatever surrounds them:
+/// combining class 0, no canonical decomposition, and never the second
+/// half of a canonical composition. A text made only of them is already
+/// NFC, which spares utf8proc's decompose-reorder-compose pass (and its
+/// allocation) for nearly all CJK, Cyrillic, Arabic, emoji... text. Built
+/// once, from utf8proc's own tables, so both agree by construction.
+class NfcStable {
+public:
+  NfcStable() : bits_(0x110000 / 64, 0) {
+    std::vector<bool> second(0x110000, false);
+    std::vector<bool> decomposes(0x110000, false);
+    for (int32_t cp = 0; cp < 0x110000; ++cp) {
+      if (cp >= 0xd800 && cp <= 0xdfff)
+        continue;
+      const utf8proc_property_t *p = utf8proc_get_property(cp);
+      bool hangul = cp >= 0xac00 && cp <= 0xd7a3; // decomposed by formula
+      bool canonical = p->decomp_seqindex != UINT16_MAX && p->decomp_type == 0;
+      if (!hangul && !canonical)
+        continue;
+      decomposes[cp] = !hangul; // a lone syllable is its own NFC
+      utf8proc_int32_t parts[32];
+      int boundclass = 0;
+      utf8proc_ssize_t n = utf8proc_decompose_char(
+          cp, parts, 32, UTF8PROC_DECOMPOSE, &boundclass);
+      for (utf8proc_ssize_t i = 1; i < n && i < 32; ++i)
+        if (parts[i] >= 0 && parts[i] < 0x110000)
+          second[size_t(parts[i])] = true;
+    }
+    for (int32_t cp = 0; cp < 0x110000; ++cp) {
+      if (cp >= 0xd800 && cp <= 0xdfff)
+        continue;
+      if (utf8proc_get_property(cp)->combining_class == 0 && !decomposes[cp] &&
+          !second[cp])
+        bits_[size_t(cp) >> 6] |= uint64_t(1) << (cp & 63);
+    }
+  }
+  bool operator()(uint32_t cp) const {
+    return (bits_[cp >> 6] >> (cp & 63)) & 1;
+  }
+
+private:
+  std::vector<uint64_t> bits_;
+};
+
+const NfcStable &nfc_stable() {
+  static const NfcStable table;
+  return table;
+}
+
+utf8proc_int32_t decode_one(const uint8_t *p, int *length) {
+  uint32_t c = p[0];
+  if (c < 0x80) {
+    *length = 1;
+    return utf8proc_int32_t(c);
+  }
+  if (c < 0xe0) {
+    *length = 2;
+    return utf8proc_int32_t(((c & 0x1f) << 6) | (p[1] & 0x3f));
+  }
+  if (c < 0xf0) {
+    *length = 3;
+    return utf8proc_int32_t(((c & 0x0f) << 12) | ((p[1] & 0x3f) << 6) |
+                            (p[2] & 0x3f));
+  }
+  *length = 4;
+  return utf8proc_int32_t(((c & 0x07) << 18) | ((p[1] & 0x3f) << 12) |
+                          ((p[2] & 0x3f) << 6) | (p[3] & 0x3f));
+}
+
+void append_utf8proc_nfc(std::string &out, std::string_view text) {
+  utf8proc_uint8_t *mapped = nullptr;
+  utf8proc_ssize_t n =
+      utf8proc_map(reinterpret_cast<const utf8proc_uint8_t *>(text.data()),
+                   utf8proc_ssize_t(text.size()), &mapped,
+                   utf8proc_option_t(UTF8PROC_STABLE | UTF8PROC_COMPOSE));
+  if (n < 0)
+    throw Error(std::string("NFC normalization failed: ") + utf8proc_errmsg(n));
+  out.append(reinterpret_cast<char *>(mapped), size_t(n));
+  std::free(mapped);
+}
+
+} // namespace
+
+void prepare_nfc() { nfc_stable(); }
+
 std::string nfc(std::string_view text) {
   bool below_u0300 = true;
   for (unsigned char c : text)
@@ -121,16 +209,37 @@ std::string nfc(std::string_view text) {
     }
   if (below_u0300)
     return std::string(text);
-  utf8proc_uint8_t *mapped = nullptr;
-  utf8proc_ssize_t n =
-      utf8proc_map(reinterpret_cast<const utf8proc_uint8_t *>(text.data()),
-                   utf8proc_ssize_t(text.size()), &mapped,
-                   utf8proc_option_t(UTF8PROC_STABLE | UTF8PROC_COMPOSE));
-  if (n < 0)
-    throw Error(std::string("NFC normalization failed: ") + utf8proc_errmsg(n));
-  std::string result(reinterpret_cast<char *>(mapped), size_t(n));
-  std::free(mapped);
-  return result;
+  // A stable code point is a boundary NFC never acts across (nothing
+  // composes with it from the left, and with class 0 it blocks reordering
+  // and composition past it), so only the stretches from the stable code
+  // point before an unstable one to the next stable one go to utf8proc.
+  const NfcStable &stable = nfc_stable();
+  std::string out;
+  auto *begin = reinterpret_cast<const uint8_t *>(text.data());
+  size_t copied = 0, last_stable = 0, region = std::string::npos;
+  for (size_t i = 0; i < text.size();) {
+    int length;
+    utf8proc_int32_t cp = decode_one(begin + i, &length);
+    if (stable(uint32_t(cp))) {
+      if (region != std::string::npos) {
+        out.append(text.substr(copied, region - copied));
+        append_utf8proc_nfc(out, text.substr(region, i - region));
+        copied = i;
+        region = std::string::npos;
+      }
+      last_stable = i;
+    } else if (region == std::string::npos) {
+      region = last_stable;
+    }
+    i += size_t(length);
+  }
+  if (region != std::string::npos) {
+    out.append(text.substr(copied, region - copied));
+    append_utf8proc_nfc(out, text.substr(region));
+    copied = text.size();
+  }
+  out.append(text.substr(copied));
+  return out;
 }
 
 std::string printable(std::string_view s) {

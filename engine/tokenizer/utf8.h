@@ -27,10 +27,14 @@ size_t find_invalid_utf8(std::string_view text);
 size_t append_utf8_lossy(std::string &out, std::string_view bytes, bool final);
 
 /// Unicode NFC of well-formed UTF-8 `text` (the caller checks it first).
-/// Text without any code point at or above U+0300 is returned unchanged
-/// without calling into utf8proc: nothing below U+0300 composes or
-/// decomposes under NFC.
+/// Text made only of code points NFC cannot change in any context (all of
+/// ASCII and Latin-1, nearly all letters of other scripts) is returned as
+/// it is without running utf8proc's normalizer.
 std::string nfc(std::string_view text);
+
+/// Builds the table nfc() consults (a few milliseconds, once per process)
+/// so that the first text to need it does not pay for it.
+void prepare_nfc();
 
 /// `s` made fit for a one-line error message: control characters written
 /// as \xNN, anything past 80 bytes cut to "...".

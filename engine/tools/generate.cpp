@@ -54,10 +54,11 @@ std::vector<std::string> read_lines(const std::string &path) {
   return lines;
 }
 
-std::string ids_text(const std::vector<int32_t> &ids) {
+std::string ids_text(const std::vector<int32_t> &ids,
+                     const char *separator = " ") {
   std::string s;
   for (size_t i = 0; i < ids.size(); ++i)
-    s += (i ? " " : "") + std::to_string(ids[i]);
+    s += (i ? separator : "") + std::to_string(ids[i]);
   return s;
 }
 
@@ -157,8 +158,11 @@ int main(int argc, char **argv) {
     opts.show_progress = !quiet && !stream;
     if (stream)
       opts.on_token = [&](size_t, int32_t token) {
-        if (decoder)
-          std::cout << decoder->push(token);
+        if (decoder) {
+          // Padding rows past the tokenizer's vocabulary have no text.
+          if (token < llm.tokenizer()->vocab_size())
+            std::cout << decoder->push(token);
+        }
         else
           std::cout << token << ' ';
         std::cout.flush();
@@ -173,7 +177,7 @@ int main(int argc, char **argv) {
       for (size_t i = 0; i < outs.size(); ++i)
         std::cout << (i ? ",\n " : "") << "{\"text\": \""
                   << json_escape(outs[i].text) << "\", \"token_ids\": ["
-                  << ids_text(outs[i].token_ids) << "]}";
+                  << ids_text(outs[i].token_ids, ", ") << "]}";
       std::cout << "]\n";
     } else {
       for (size_t i = 0; i < outs.size(); ++i) {
