@@ -31,8 +31,10 @@ double now() {
       .count();
 }
 
+/// Nano-vLLM's bench draws prompt ids below 10000 (fewer for tiny vocabularies).
+int32_t g_max_id = 9999;
 std::vector<int32_t> random_ids(std::mt19937_64 &rng, int n) {
-  std::uniform_int_distribution<int32_t> id(0, 9999);
+  std::uniform_int_distribution<int32_t> id(0, g_max_id);
   std::vector<int32_t> ids(n);
   for (auto &t : ids)
     t = id(rng);
@@ -89,6 +91,7 @@ int main(int argc, char **argv) {
     if (parallel && !tg)
       throw Error("bench: --parallel needs --tg");
     LLM llm(model, config);
+    g_max_id = int32_t(std::min<int64_t>(9999, llm.model_config().vocab_size - 1));
     std::mt19937_64 rng(seed);
     SamplingParams sp;
     sp.temperature = temperature;

@@ -84,7 +84,7 @@ int main(int argc, char **argv) {
   CLI::App app{"Generate completions with the bundled engine"};
   std::string model;
   std::vector<std::string> texts, id_lists;
-  std::string prompts_file, ids_file, output = "text";
+  std::string prompts_file, ids_file, output;
   bool chat = false, no_thinking = false, no_stream = false, quiet = false;
   std::optional<float> temperature, top_p;
   std::optional<int> top_k;
@@ -107,7 +107,8 @@ int main(int argc, char **argv) {
   app.add_option("--top-p", top_p, "1 = off");
   app.add_option("--seed", seed, "seed of every request's sampling");
   app.add_flag("--ignore-eos", sp.ignore_eos, "do not stop at EOS tokens");
-  app.add_option("--output,-o", output, "text, ids or json")
+  app.add_option("--output,-o", output,
+                 "text, ids or json (default: text, ids without a tokenizer)")
       ->check(CLI::IsMember({"text", "ids", "json"}));
   app.add_flag("--no-stream", no_stream,
                "print each completion when it is finished");
@@ -132,6 +133,8 @@ int main(int argc, char **argv) {
                   "--ids-file");
 
     LLM llm(model, config);
+    if (output.empty())
+      output = llm.tokenizer() ? "text" : "ids";
     const GenerationConfig &g = llm.generation_config();
     sp.temperature = temperature.value_or(g.do_sample ? g.temperature : 0.f);
     sp.top_k = top_k.value_or(g.do_sample ? g.top_k : 0);

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cpuid.h>
 #include <cstdio>
 #include <cstring>
 #include <immintrin.h>
@@ -85,7 +86,11 @@ __attribute__((target("f16c"))) uint16_t hw_f32_to_f16(float f) {
   return _cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT);
 }
 
-bool have_f16c() { return __builtin_cpu_supports("f16c"); }
+// CPUID leaf 1, ECX bit 29.
+bool have_f16c() {
+  unsigned a, b, c, d;
+  return __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29));
+}
 
 TEST(DTypeTest, F16ToF32MatchesTheHardwareForAll65536Values) {
   if (!have_f16c())

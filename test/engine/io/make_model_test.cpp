@@ -131,15 +131,16 @@ TEST(MakeModelTest, ValuesFollowTheDocumentedDistributions) {
   Checkpoint ck(dir.path());
   auto stats = [&](const std::string &name) {
     std::vector<float> v = to_f32(*ck.find(name));
+    const double n = double(v.size());
     double sum = 0, sq = 0, max_abs = 0;
     for (float x : v)
       sum += x;
-    double mean = sum / v.size();
+    double mean = sum / n;
     for (float x : v) {
       sq += (x - mean) * (x - mean);
       max_abs = std::max(max_abs, std::fabs(x - mean));
     }
-    return std::array<double, 3>{mean, std::sqrt(sq / v.size()), max_abs};
+    return std::array<double, 3>{mean, std::sqrt(sq / n), max_abs};
   };
   for (const char *linear : {"model.layers.0.mlp.gate_proj.weight",
                              "model.layers.1.self_attn.q_proj.weight"}) {
@@ -200,6 +201,25 @@ TEST(MakeModelTest, ValuesDoNotDependOnThreadsShardsOrDtype) {
       ASSERT_EQ(h[i], f32_to_f16(x[i])) << name << "[" << i << "]";
     }
   }
+}
+
+TEST(MakeModelTest, ShardsSplitTheBytesEvenlyInFileOrder) {
+  // Tiny with Qwen3's vocabulary: the embedding and the stored lm_head are
+  // 19 MB each and the layers 0.2 MB, so three even shards are exactly
+  // [embedding], [layers + norm], [lm_head].
+  TempDir dir;
+  RandomModelOptions o;
+  o.config = model_preset("tiny");
+  o.store_lm_head = true;
+  o.shards = 3;
+  write_random_model(dir.path(), o);
+  Checkpoint ck(dir.path());
+  ASSERT_EQ(ck.files().size(), 3u);
+  ASSERT_EQ(ck.files()[0].tensors().size(), 1u);
+  EXPECT_EQ(ck.files()[0].tensors()[0].name, "model.embed_tokens.weight");
+  EXPECT_EQ(ck.files()[1].tensors().size(), 23u);
+  ASSERT_EQ(ck.files()[2].tensors().size(), 1u);
+  EXPECT_EQ(ck.files()[2].tensors()[0].name, "lm_head.weight");
 }
 
 TEST(MakeModelTest, LmHeadIsACopyWhenStoredAndItsOwnWhenUntied) {

@@ -26,7 +26,7 @@ using ::testing::Not;
 std::string pattern(size_t n, unsigned seed) {
   std::string s(n, '\0');
   for (size_t i = 0; i < n; ++i)
-    s[i] = char((i * 131 + seed * 17 + (i >> 7)) & 0xff);
+    s[i] = char((i * 131 + size_t(seed) * 17 + (i >> 7)) & 0xff);
   return s;
 }
 

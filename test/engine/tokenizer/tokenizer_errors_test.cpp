@@ -68,10 +68,14 @@ TEST(TokenizerErrors, MissingModelOrVocabIsNamed) {
   j = test::tiny_tokenizer();
   j["model"].erase("vocab");
   EXPECT_EQ(load_error(j), "tokenizer.json: missing field 'model.vocab'");
-  j = test::tiny_tokenizer();
-  j["model"]["vocab"]["a"] = "not an id";
-  EXPECT_EQ(load_error(j),
-            "tokenizer.json: 'model.vocab.a' is not an integer id");
+  for (json bad : {json("not an id"), json::array({1}), json{{"id", 1}},
+                   json(1.5), json(nullptr)}) {
+    j = test::tiny_tokenizer();
+    j["model"]["vocab"]["a"] = bad;
+    EXPECT_EQ(load_error(j),
+              "tokenizer.json: 'model.vocab.a' is not an integer id")
+        << bad.dump();
+  }
 }
 
 TEST(TokenizerErrors, UnsupportedComponentsAreNamed) {

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The engine's programs end to end on a golden model: generate (ids in and
+# out, JSON), bench (--json, pp/tg), and their one-line errors with status 2.
+# Usage: tools_test.sh BIN_DIR GOLDEN_MODEL_DIR
+set -u
+bin=$1 model=$2
+fail=0
+expect() { # expect NAME STATUS PATTERN -- CMD...
+  local name=$1 status=$2 pattern=$3; shift 4
+  local out rc
+  out=$("$@" 2>&1); rc=$?
+  if [[ $rc -ne $status ]] || ! grep -qE -- "$pattern" <<<"$out"; then
+    echo "FAIL: $name: exit $rc (want $status), output:"; echo "$out" | head -5
+    fail=1
+  fi
+}
+small=(--threads 2 --max-model-len 64 --max-num-batched-tokens 256
+       --num-kvcache-blocks 32 --kvcache-block-size 8)
+
+# Golden greedy path of the first fixture prompt (test/engine/golden).
+golden_prompt=$(python3 -c "import json,sys; g=json.load(open('$model/golden.json')); print(' '.join(map(str,g['prompts'][1])))")
+golden_greedy=$(python3 -c "import json,sys; g=json.load(open('$model/golden.json')); print(' '.join(map(str,g['greedy'][1])))")
+expect "generate: greedy ids match the reference" 0 "^$golden_greedy\$" -- \
+  "$bin/engine-generate" "$model" --ids "$golden_prompt" -n 12 -t 0 \
+  --output ids --no-stream --quiet "${small[@]}"
+expect "generate: streamed ids match too" 0 "^$golden_greedy ?\$" -- \
+  "$bin/engine-generate" "$model" --ids "$golden_prompt" -n 12 -t 0 \
+  --output ids --quiet "${small[@]}"
+expect "generate: json output" 0 '^\[\{"text": "", "token_ids": \[[0-9]+(, [0-9]+){3}\]\}' -- \
+  "$bin/engine-generate" "$model" --ids "1 2 3" -n 4 --output json --quiet "${small[@]}"
+expect "generate: statistics on stderr" 0 "decode: [0-9]+ tokens" -- \
+  "$bin/engine-generate" "$model" --ids "1 2 3" -n 4 --output ids "${small[@]}"
+expect "generate: no prompts" 2 "^engine-generate: no prompts" -- \
+  "$bin/engine-generate" "$model" "${small[@]}"
+expect "generate: bad id" 2 "^engine-generate: --ids: 'x1' is not a token id" -- \
+  "$bin/engine-generate" "$model" --ids "1 x1" "${small[@]}"
+expect "generate: text without tokenizer" 2 "tokenizer.json" -- \
+  "$bin/engine-generate" "$model" --prompt hi "${small[@]}"
+expect "generate: prompt too long" 2 "max_model_len" -- \
+  "$bin/engine-generate" "$model" --ids "$(seq -s ' ' 1 80)" "${small[@]}"
+expect "generate: missing model" 2 "^engine-generate: /nonexistent" -- \
+  "$bin/engine-generate" /nonexistent --ids 1 "${small[@]}"
+expect "generate: bad option value" 2 "tensor_parallel_size" -- \
+  "$bin/engine-generate" "$model" --ids 1 --tensor-parallel-size 2 "${small[@]}"
+expect "bench: protocol run as JSON" 0 '"output_tok_s": [0-9.]+' -- \
+  "$bin/engine-bench" "$model" --num-seqs 4 --min-input 4 --max-input 8 \
+  --min-output 4 --max-output 8 --json "${small[@]}"
+expect "bench: pp and tg" 0 "tg8: [0-9.]+ ± [0-9.]+ tok/s" -- \
+  "$bin/engine-bench" "$model" --pp 16 --tg 8 -r 2 "${small[@]}"
+expect "bench: parallel decode" 0 "tg8 x4 sequences" -- \
+  "$bin/engine-bench" "$model" --pp 8 --tg 8 --parallel 4 -r 1 "${small[@]}"
+expect "bench: bad lengths" 2 "^engine-bench: bench: lengths" -- \
+  "$bin/engine-bench" "$model" --min-input 10 --max-input 5 "${small[@]}"
+exit $fail
