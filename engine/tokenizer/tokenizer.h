@@ -69,9 +69,8 @@ public:
   /// True when `id` names a token (vocabulary or added).
   bool contains(int32_t id) const;
 
-  struct Impl;
-
 private:
+  struct Impl;
   explicit Tokenizer(std::shared_ptr<const Impl> impl);
   std::shared_ptr<const Impl> impl_;
 };

@@ -13,7 +13,7 @@
 
 #include <chrono>
 #include <fstream>
-#include <sstream>
+#include <thread>
 
 namespace engine {
 namespace {
@@ -108,6 +108,24 @@ TEST_F(Qwen3Tokenizer, StreamedTextConcatenatesToTheWholeDecode) {
       EXPECT_EQ(streamed, tok().decode(ids, skip)) << "text: " << show(text);
     }
   }
+}
+
+TEST_F(Qwen3Tokenizer, EncodesTheSameOnSeveralThreadsAtOnce) {
+  std::vector<std::string> texts = all_corpus_texts();
+  std::vector<std::vector<int32_t>> expected;
+  for (const auto &t : texts)
+    expected.push_back(tok().encode(t));
+  std::vector<int> mismatches(4, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < 3; ++round)
+        for (size_t i = 0; i < texts.size(); ++i)
+          mismatches[t] += tok().encode(texts[i]) != expected[i];
+    });
+  for (auto &thread : threads)
+    thread.join();
+  EXPECT_EQ(mismatches, std::vector<int>(4, 0));
 }
 
 TEST_F(Qwen3Tokenizer, StreamHoldsBackACharacterSplitAcrossTokens) {

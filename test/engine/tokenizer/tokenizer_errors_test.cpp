@@ -50,6 +50,19 @@ TEST(TinyTokenizer, AppliesItsMergesAndAddedTokens) {
   EXPECT_EQ(t.vocab_size(), 256 + 10 + 3);
 }
 
+TEST(TinyTokenizer, TokenizersSharingAThreadDoNotShareCachedPieces) {
+  // The per-thread piece cache must key on the tokenizer: the same word
+  // encodes differently without the merges.
+  json no_merges = test::tiny_tokenizer();
+  no_merges["model"]["merges"] = json::array();
+  Tokenizer with = Tokenizer::from_json(test::tiny_tokenizer().dump());
+  Tokenizer without = Tokenizer::from_json(no_merges.dump());
+  for (int round = 0; round < 3; ++round) {
+    EXPECT_EQ(with.encode(" the").size(), 1u);
+    EXPECT_EQ(without.encode(" the").size(), 4u);
+  }
+}
+
 TEST(TokenizerErrors, TextThatIsNotJsonNamesTheFile) {
   std::string e = error_of(
       [] { Tokenizer::from_json("{\"model\": [1, 2", "m/tokenizer.json"); });
