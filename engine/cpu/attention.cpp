@@ -5,6 +5,7 @@
 
 #include "engine/cpu/attention_kernels.h"
 #include "engine/cpu/cpu_features.h"
+#include "engine/cpu/matmul_kernels.h"
 #include "engine/error.h"
 
 #include <algorithm>
@@ -29,10 +30,9 @@ void check_kv(const char *fn, const PagedKv &kv) {
   if (!kv.k || !kv.v)
     fail(fn, "null KV cache pointer");
   if (kv.block_size < 1 || kv.num_kv_heads < 1 || kv.head_dim < 1)
-    fail(fn, "bad KV cache shape (block_size " +
-                 std::to_string(kv.block_size) + ", num_kv_heads " +
-                 std::to_string(kv.num_kv_heads) + ", head_dim " +
-                 std::to_string(kv.head_dim) + ")");
+    fail(fn, "bad KV cache shape (block_size " + std::to_string(kv.block_size) +
+                 ", num_kv_heads " + std::to_string(kv.num_kv_heads) +
+                 ", head_dim " + std::to_string(kv.head_dim) + ")");
   if (kv.dtype != DType::F32 && kv.dtype != DType::BF16)
     fail(fn, "KV cache dtype " + std::string(dtype_name(kv.dtype)) +
                  " is not supported (F32 or BF16)");
@@ -97,9 +97,14 @@ void attend_tile_scalar_impl(const AttentionTile &t) {
   }
 }
 
+// Tiles with at least this many query rows use AMX (0: never).
+constexpr int kDefaultAmxMinRows = 16;
+std::atomic<int> amx_attention_min_rows{kDefaultAmxMinRows};
+
 struct WorkItem {
   int seq;
-  int kv_head;
+  int kv_head;     // the first of kv_heads
+  int kv_heads;    // > 1 only for decode tiles
   int first_token; // within the sequence's queries
   int tokens;
 };
@@ -110,11 +115,18 @@ namespace cpu_detail {
 void attend_tile_scalar(const AttentionTile &t) { attend_tile_scalar_impl(t); }
 } // namespace cpu_detail
 
+void set_attention_amx_min_rows(int rows) {
+  amx_attention_min_rows.store(rows < 0 ? kDefaultAmxMinRows : rows);
+}
+
 void store_kv(const float *k, const float *v, const int32_t *slot_mapping,
               int64_t n_tokens, const PagedKv &kv) {
   check_kv("store_kv", kv);
   const int64_t row = int64_t(kv.num_kv_heads) * kv.head_dim;
   const int64_t slots = kv.num_blocks * kv.block_size;
+  // The vector conversion writes whole groups of 32.
+  const bool vector_bf16 = kv.dtype == DType::BF16 && row % 32 == 0 &&
+                           active_isa() >= Isa::Avx512Bf16;
   for (int64_t t = 0; t < n_tokens; ++t) {
     int64_t slot = slot_mapping[t];
     if (slot == -1)
@@ -131,6 +143,12 @@ void store_kv(const float *k, const float *v, const int32_t *slot_mapping,
     } else {
       uint16_t *kd = static_cast<uint16_t *>(kv.k) + slot * row;
       uint16_t *vd = static_cast<uint16_t *>(kv.v) + slot * row;
+      if (vector_bf16) {
+        // Same rounding (to nearest even) as f32_to_bf16, 32 at a time.
+        cpu_detail::convert_rows_bf16(k + t * row, row, 0, 1, kd, row);
+        cpu_detail::convert_rows_bf16(v + t * row, row, 0, 1, vd, row);
+        continue;
+      }
       for (int64_t i = 0; i < row; ++i) {
         kd[i] = f32_to_bf16(k[t * row + i]);
         vd[i] = f32_to_bf16(v[t * row + i]);
@@ -152,23 +170,44 @@ void paged_attention(ThreadPool &pool, const float *q, int num_heads,
   if (group > kMaxTileRows)
     fail(fn, std::to_string(group) + " query heads per KV head (at most " +
                  std::to_string(kMaxTileRows) + ")");
-  if (batch.num_seqs < 0 || (batch.num_seqs > 0 && (!batch.cu_seqlens_q ||
-                                                    !batch.context_lens ||
-                                                    !batch.block_tables)))
+  if (batch.num_seqs < 0 ||
+      (batch.num_seqs > 0 &&
+       (!batch.cu_seqlens_q || !batch.context_lens || !batch.block_tables)))
     fail(fn, "bad batch description");
 
+  // Tiles of about 32 rows (tokens × group): each key chunk copied into the
+  // tile serves all of them (32 rows measured 10-20% faster than 16 on a 512
+  // token prefill).
+  const int tokens_per_tile = std::max(1, 32 / group);
   // Validate everything before any thread starts, so a bad batch throws
   // instead of reading outside the cache.
-  const int tokens_per_tile = std::max(1, 16 / group);
+  const Isa isa = active_isa();
+  const bool avx512 =
+      isa >= Isa::Avx512 && cpu_detail::avx512_supports_head_dim(kv.head_dim);
+  // Decode tiles (one token) take several KV heads: a token's heads are
+  // adjacent in the cache, so the tile streams whole token rows instead of
+  // head_dim-sized pieces 4 KiB apart (17 against 26 GB/s measured). As many
+  // heads as keep at least 4 tiles per thread.
+  int decode_seqs = 0;
+  for (int s = 0; s < batch.num_seqs; ++s)
+    decode_seqs += batch.cu_seqlens_q[s + 1] - batch.cu_seqlens_q[s] == 1;
+  int decode_heads = 1;
+  if (avx512)
+    for (int h = kv.num_kv_heads; h > 1; --h)
+      if (kv.num_kv_heads % h == 0 && h * group <= kMaxTileRows &&
+          int64_t(decode_seqs) * (kv.num_kv_heads / h) >= 4 * pool.size()) {
+        decode_heads = h;
+        break;
+      }
+
   thread_local std::vector<WorkItem> items;
   items.clear();
   for (int s = 0; s < batch.num_seqs; ++s) {
     int64_t n_q = int64_t(batch.cu_seqlens_q[s + 1]) - batch.cu_seqlens_q[s];
     int64_t len = batch.context_lens[s];
     if (n_q < 0 || n_q > len)
-      fail(fn, "sequence " + std::to_string(s) + " has " +
-                   std::to_string(n_q) + " queries but context length " +
-                   std::to_string(len));
+      fail(fn, "sequence " + std::to_string(s) + " has " + std::to_string(n_q) +
+                   " queries but context length " + std::to_string(len));
     if (len > int64_t(batch.max_blocks) * kv.block_size)
       fail(fn, "sequence " + std::to_string(s) + " context length " +
                    std::to_string(len) + " exceeds its block table (" +
@@ -182,17 +221,22 @@ void paged_attention(ThreadPool &pool, const float *q, int num_heads,
                      " outside the cache");
     // Last tiles first: they see the most keys, so scheduling them early
     // balances the threads.
+    const int heads = n_q == 1 ? decode_heads : 1;
     for (int64_t first = (n_q - 1) / tokens_per_tile * tokens_per_tile;
          first >= 0; first -= tokens_per_tile)
-      for (int g = 0; g < kv.num_kv_heads; ++g)
-        items.push_back({s, g, int(first),
+      for (int g = 0; g < kv.num_kv_heads; g += heads)
+        items.push_back({s, g, heads, int(first),
                          int(std::min<int64_t>(tokens_per_tile, n_q - first))});
   }
   if (items.empty())
     return;
 
-  const bool avx512 = active_isa() >= Isa::Avx512 &&
-                      cpu_detail::avx512_supports_head_dim(kv.head_dim);
+  // AMX for tiles of many query rows (prefill): bf16 products, like the bf16
+  // matmuls; decode tiles (one token's heads) stay in fp32.
+  const int amx_min_rows = amx_attention_min_rows.load();
+  const bool amx =
+      isa == Isa::Amx && amx_min_rows > 0 &&
+      cpu_detail::amx_attention_supports(kv.head_dim, tokens_per_tile * group);
   const int64_t d = kv.head_dim, q_stride = int64_t(num_heads) * d;
   const int64_t esize = int64_t(dtype_size(kv.dtype));
   std::atomic<size_t> next{0};
@@ -208,6 +252,7 @@ void paged_attention(ThreadPool &pool, const float *q, int num_heads,
       t.q_stride = q_stride;
       t.tokens = w.tokens;
       t.group = group;
+      t.kv_heads = w.kv_heads;
       t.first_pos = batch.context_lens[w.seq] - n_q + w.first_token;
       t.k = static_cast<const char *>(kv.k) + w.kv_head * d * esize;
       t.v = static_cast<const char *>(kv.v) + w.kv_head * d * esize;
@@ -217,7 +262,9 @@ void paged_attention(ThreadPool &pool, const float *q, int num_heads,
       t.block_size = kv.block_size;
       t.head_dim = kv.head_dim;
       t.scale = scale;
-      if (avx512)
+      if (amx && w.kv_heads == 1 && w.tokens * group >= amx_min_rows)
+        cpu_detail::attend_tile_amx(t);
+      else if (avx512)
         cpu_detail::attend_tile_avx512(t);
       else
         cpu_detail::attend_tile_scalar(t);

@@ -21,8 +21,11 @@ struct AttentionTile {
   int64_t q_stride = 0;     ///< floats from one token to the next
   int tokens = 0;           ///< query tokens in the tile
   int group = 0;            ///< query heads per KV head
-  int64_t first_pos = 0;    ///< position of the tile's first token
-  const void *k = nullptr;  ///< cache base, already offset to this KV head
+  /// Consecutive KV heads handled together (> 1 only for one token: then
+  /// the rows are the query heads of all of them, read from one token row).
+  int kv_heads = 1;
+  int64_t first_pos = 0;   ///< position of the tile's first token
+  const void *k = nullptr; ///< cache base, already offset to this KV head
   const void *v = nullptr;
   DType dtype = DType::F32;
   int64_t token_stride = 0; ///< elements from one cached token to the next
@@ -32,12 +35,17 @@ struct AttentionTile {
   float scale = 0;
 };
 
-/// Rows are (token, head) pairs: tokens·group ≤ kMaxTileRows.
+/// Rows are (token, head) pairs: tokens·group·kv_heads ≤ kMaxTileRows.
 constexpr int kMaxTileRows = 64;
 
+/// kv_heads must be 1.
 void attend_tile_scalar(const AttentionTile &t);
 /// Needs head_dim ∈ {64, 128, 256} and AVX-512.
 void attend_tile_avx512(const AttentionTile &t);
 bool avx512_supports_head_dim(int head_dim);
+/// bf16 tile products (prefill); needs AMX, head_dim 64 or 128, at most 32
+/// rows and kv_heads == 1.
+void attend_tile_amx(const AttentionTile &t);
+bool amx_attention_supports(int head_dim, int rows);
 
 } // namespace engine::cpu_detail

@@ -39,8 +39,8 @@ CpuFeatures detect() {
   if (!osxsave || !avx)
     return f;
   uint64_t xcr0 = read_xcr0();
-  bool os_avx = (xcr0 & 0x6) == 0x6;       // SSE and AVX state
-  bool os_avx512 = (xcr0 & 0xe6) == 0xe6;  // + opmask, upper ZMM, ZMM16-31
+  bool os_avx = (xcr0 & 0x6) == 0x6;         // SSE and AVX state
+  bool os_avx512 = (xcr0 & 0xe6) == 0xe6;    // + opmask, upper ZMM, ZMM16-31
   bool os_amx = (xcr0 & 0x60000) == 0x60000; // XTILECFG and XTILEDATA
   if (!os_avx)
     return f;
@@ -129,18 +129,23 @@ void clear_isa_cap() {
 
 std::string_view isa_name(Isa isa) {
   switch (isa) {
-  case Isa::Scalar: return "scalar";
-  case Isa::Avx2: return "avx2";
-  case Isa::Avx512: return "avx512";
-  case Isa::Avx512Bf16: return "avx512bf16";
-  case Isa::Amx: return "amx";
+  case Isa::Scalar:
+    return "scalar";
+  case Isa::Avx2:
+    return "avx2";
+  case Isa::Avx512:
+    return "avx512";
+  case Isa::Avx512Bf16:
+    return "avx512bf16";
+  case Isa::Amx:
+    return "amx";
   }
   return "?";
 }
 
 Isa parse_isa(std::string_view name, std::string_view source) {
-  for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Avx512Bf16,
-                  Isa::Amx})
+  for (Isa isa :
+       {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Avx512Bf16, Isa::Amx})
     if (name == isa_name(isa))
       return isa;
   throw Error(std::string(source) + ": unknown instruction set '" +

@@ -1,4 +1,5 @@
-// engine/cpu/cpu_features.h - which SIMD instruction sets the CPU kernels may use.
+// engine/cpu/cpu_features.h - which SIMD instruction sets the CPU kernels may
+// use.
 //
 // Kernels for several instruction sets live in one binary; this file detects
 // at run time what the processor and the operating system support (cpuid,

@@ -18,12 +18,15 @@ namespace {
 
 using cpu_detail::MatmulJob;
 
-// Measured on Sapphire Rapids with 2 threads (bench/engine/matmul_bench):
-// below this batch the AVX512-BF16 kernel matches AMX.
-constexpr int64_t kDefaultAmxMinBatch = 8;
-// Below this batch f32 weights use the engine's own kernel (bandwidth bound,
-// where OpenBLAS's gemv is no faster), from it on OpenBLAS sgemm.
-constexpr int64_t kOpenBlasMinBatch = 8;
+// Measured with bench/engine/matmul_bench (batch_sweep): at m = 1 both bf16
+// kernels stream weights equally fast; from m = 2 on AMX is ahead (at m = 16
+// three times: 12.8 against 4.4 GB/s on one thread), as vdpbf16ps runs out of
+// compute long before the weights run out of bandwidth.
+constexpr int64_t kDefaultAmxMinBatch = 2;
+// f32 weights: the engine's kernel matches OpenBLAS at m = 1 and beats it at
+// m = 16 (57 against 42 GFLOP/s); OpenBLAS sgemm wins at m = 512 (140
+// against 90). The switch sits between the two measured points.
+constexpr int64_t kOpenBlasMinBatch = 64;
 // x smaller than this (elements) is rounded to bf16 by the calling thread
 // alone; a second parallel dispatch costs more than it saves.
 constexpr int64_t kParallelConvertMin = 1 << 15;
@@ -74,16 +77,21 @@ void run_bf16(ThreadPool &pool, MatmulJob job, bool amx) {
         pack_buffer.get<uint32_t>(size_t(cpu_detail::amx_pack_size(m, cols)));
     job.xpack = xpack;
     // Each thread rounds and packs whole 16-row groups, so the two steps
-    // need no barrier between them.
+    // need no barrier between them; a single group (batched decode) is done
+    // by the caller without a dispatch.
     const int64_t groups = (m + 15) / 16;
-    pool.run([&](int t, int n) {
+    auto prepare = [&](int t, int n) {
       Range g = split_range(groups, t, n);
       if (g.size() == 0)
         return;
       cpu_detail::convert_rows_bf16(x, cols, g.begin * 16,
                                     std::min(m, g.end * 16), xb, stride);
       cpu_detail::amx_pack(xb, stride, m, cols, g.begin, g.end, xpack);
-    });
+    };
+    if (groups == 1)
+      prepare(0, 1);
+    else
+      pool.run(prepare);
     const int64_t rows16 = job.rows / 16 * 16;
     pool.run([&](int t, int n) {
       Range r = split_range(rows16, t, n, 32);

@@ -10,8 +10,7 @@
 namespace engine::cpu_detail {
 namespace {
 
-template <DType T>
-ENGINE_AVX2 inline __m256 load_w(const void *w, int64_t at) {
+template <DType T> ENGINE_AVX2 inline __m256 load_w(const void *w, int64_t at) {
   if constexpr (T == DType::F32)
     return _mm256_loadu_ps(static_cast<const float *>(w) + at);
   else if constexpr (T == DType::F16)
@@ -77,8 +76,12 @@ ENGINE_AVX2 void x_rows(const MatmulJob &job, int64_t r, int64_t i0,
   for (; i + 3 <= i1; i += 3)
     block<T, R, 3>(job, r, i);
   switch (i1 - i) {
-  case 2: block<T, R, 2>(job, r, i); break;
-  case 1: block<T, R, 1>(job, r, i); break;
+  case 2:
+    block<T, R, 2>(job, r, i);
+    break;
+  case 1:
+    block<T, R, 1>(job, r, i);
+    break;
   }
 }
 
@@ -99,9 +102,15 @@ ENGINE_AVX2 void rows(const MatmulJob &job, int64_t r0, int64_t r1) {
 
 void matmul_rows_avx2(const MatmulJob &job, int64_t r0, int64_t r1) {
   switch (job.dtype) {
-  case DType::F32: rows<DType::F32>(job, r0, r1); break;
-  case DType::F16: rows<DType::F16>(job, r0, r1); break;
-  case DType::BF16: rows<DType::BF16>(job, r0, r1); break;
+  case DType::F32:
+    rows<DType::F32>(job, r0, r1);
+    break;
+  case DType::F16:
+    rows<DType::F16>(job, r0, r1);
+    break;
+  case DType::BF16:
+    rows<DType::BF16>(job, r0, r1);
+    break;
   }
 }
 

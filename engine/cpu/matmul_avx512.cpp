@@ -22,15 +22,14 @@ ENGINE_AVX512 inline __m512 load_w(const void *w, int64_t at) {
   if constexpr (T == DType::F32)
     return _mm512_loadu_ps(static_cast<const float *>(w) + at);
   else if constexpr (T == DType::F16)
-    return _mm512_cvtph_ps(
-        _mm256_loadu_si256(reinterpret_cast<const __m256i *>(
-            static_cast<const uint16_t *>(w) + at)));
+    return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(
+        static_cast<const uint16_t *>(w) + at)));
   else
-    return _mm512_castsi512_ps(_mm512_slli_epi32(
-        _mm512_cvtepu16_epi32(_mm256_loadu_si256(
-            reinterpret_cast<const __m256i *>(
-                static_cast<const uint16_t *>(w) + at))),
-        16));
+    return _mm512_castsi512_ps(
+        _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256(
+                              reinterpret_cast<const __m256i *>(
+                                  static_cast<const uint16_t *>(w) + at))),
+                          16));
 }
 
 template <DType T>
@@ -39,13 +38,13 @@ ENGINE_AVX512 inline __m512 load_w_masked(const void *w, int64_t at,
   if constexpr (T == DType::F32)
     return _mm512_maskz_loadu_ps(mask, static_cast<const float *>(w) + at);
   else if constexpr (T == DType::F16)
-    return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(
-        mask, static_cast<const uint16_t *>(w) + at));
+    return _mm512_cvtph_ps(
+        _mm256_maskz_loadu_epi16(mask, static_cast<const uint16_t *>(w) + at));
   else
-    return _mm512_castsi512_ps(_mm512_slli_epi32(
-        _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(
-            mask, static_cast<const uint16_t *>(w) + at)),
-        16));
+    return _mm512_castsi512_ps(
+        _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(
+                              mask, static_cast<const uint16_t *>(w) + at)),
+                          16));
 }
 
 // R weight rows × M x rows of y, accumulators in registers.
@@ -91,9 +90,15 @@ ENGINE_AVX512 void x_rows(const MatmulJob &job, int64_t r, int64_t i0,
   for (; i + 4 <= i1; i += 4)
     block<T, R, 4>(job, r, i);
   switch (i1 - i) {
-  case 3: block<T, R, 3>(job, r, i); break;
-  case 2: block<T, R, 2>(job, r, i); break;
-  case 1: block<T, R, 1>(job, r, i); break;
+  case 3:
+    block<T, R, 3>(job, r, i);
+    break;
+  case 2:
+    block<T, R, 2>(job, r, i);
+    break;
+  case 1:
+    block<T, R, 1>(job, r, i);
+    break;
   }
 }
 
@@ -116,9 +121,15 @@ ENGINE_AVX512 void rows(const MatmulJob &job, int64_t r0, int64_t r1) {
 
 void matmul_rows_avx512(const MatmulJob &job, int64_t r0, int64_t r1) {
   switch (job.dtype) {
-  case DType::F32: rows<DType::F32>(job, r0, r1); break;
-  case DType::F16: rows<DType::F16>(job, r0, r1); break;
-  case DType::BF16: rows<DType::BF16>(job, r0, r1); break;
+  case DType::F32:
+    rows<DType::F32>(job, r0, r1);
+    break;
+  case DType::F16:
+    rows<DType::F16>(job, r0, r1);
+    break;
+  case DType::BF16:
+    rows<DType::BF16>(job, r0, r1);
+    break;
   }
 }
 

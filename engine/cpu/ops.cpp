@@ -98,8 +98,8 @@ void rms_norm(const float *x, const float *weight, float *out, int64_t rows,
   rms_norm_any(nullptr, nullptr, x, weight, out, rows, dim, eps);
 }
 
-void rms_norm(ThreadPool &pool, const float *x, const float *weight,
-              float *out, int64_t rows, int64_t dim, float eps) {
+void rms_norm(ThreadPool &pool, const float *x, const float *weight, float *out,
+              int64_t rows, int64_t dim, float eps) {
   rms_norm_any(&pool, nullptr, x, weight, out, rows, dim, eps);
 }
 
@@ -145,8 +145,7 @@ RopeTable::RopeTable(int head_dim, double theta, int64_t max_positions)
   // pos·inv_freq in fp32; cos and sin of that fp32 angle, rounded once.
   std::vector<float> inv_freq(static_cast<size_t>(h));
   for (int64_t i = 0; i < h; ++i)
-    inv_freq[i] =
-        1.0f / std::pow(float(theta), float(2 * i) / float(head_dim));
+    inv_freq[i] = 1.0f / std::pow(float(theta), float(2 * i) / float(head_dim));
   for (int64_t p = 0; p < max_positions; ++p)
     for (int64_t i = 0; i < h; ++i) {
       float angle = float(p) * inv_freq[i];
@@ -187,10 +186,10 @@ void embedding_lookup(const WeightMatrix &emb, const int32_t *ids, int64_t n,
   for (int64_t t = 0; t < n; ++t) {
     if (ids[t] < 0 || ids[t] >= emb.rows)
       throw Error("embedding: token id " + std::to_string(ids[t]) +
-                  " is outside the vocabulary [0, " +
-                  std::to_string(emb.rows) + ")");
-    const void *row = static_cast<const uint8_t *>(emb.data) +
-                      size_t(ids[t]) * row_bytes;
+                  " is outside the vocabulary [0, " + std::to_string(emb.rows) +
+                  ")");
+    const void *row =
+        static_cast<const uint8_t *>(emb.data) + size_t(ids[t]) * row_bytes;
     convert_to_f32(emb.dtype, row, out + t * emb.cols, emb.cols);
   }
 }

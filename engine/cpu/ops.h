@@ -22,8 +22,8 @@ namespace engine {
 /// be x.
 void rms_norm(const float *x, const float *weight, float *out, int64_t rows,
               int64_t dim, float eps);
-void rms_norm(ThreadPool &pool, const float *x, const float *weight,
-              float *out, int64_t rows, int64_t dim, float eps);
+void rms_norm(ThreadPool &pool, const float *x, const float *weight, float *out,
+              int64_t rows, int64_t dim, float eps);
 
 /// residual[r] += x[r]; out[r] = rms_norm(residual[r]): the residual add and
 /// the next norm in one pass. out may be x, not residual.

@@ -72,8 +72,7 @@ ENGINE_AVX512 void rope_head(float *x, const float *cos, const float *sin,
     __m512 b = _mm512_maskz_loadu_ps(m, x + half + i);
     __m512 c = _mm512_maskz_loadu_ps(m, cos + i);
     __m512 s = _mm512_maskz_loadu_ps(m, sin + i);
-    _mm512_mask_storeu_ps(x + i, m,
-                          _mm512_fmsub_ps(a, c, _mm512_mul_ps(b, s)));
+    _mm512_mask_storeu_ps(x + i, m, _mm512_fmsub_ps(a, c, _mm512_mul_ps(b, s)));
     _mm512_mask_storeu_ps(x + half + i, m,
                           _mm512_fmadd_ps(b, c, _mm512_mul_ps(a, s)));
   }
@@ -94,10 +93,9 @@ ENGINE_AVX512 void convert(DType dtype, const void *src, float *dst,
   for (int64_t i = 0; i < n; i += 16) {
     __mmask16 m = tail_mask(n - i);
     __m256i v = _mm256_maskz_loadu_epi16(m, h + i);
-    __m512 f = dtype == DType::F16
-                   ? _mm512_cvtph_ps(v)
-                   : _mm512_castsi512_ps(
-                         _mm512_slli_epi32(_mm512_cvtepu16_epi32(v), 16));
+    __m512 f = dtype == DType::F16 ? _mm512_cvtph_ps(v)
+                                   : _mm512_castsi512_ps(_mm512_slli_epi32(
+                                         _mm512_cvtepu16_epi32(v), 16));
     _mm512_mask_storeu_ps(dst + i, m, f);
   }
 }
@@ -105,9 +103,8 @@ ENGINE_AVX512 void convert(DType dtype, const void *src, float *dst,
 ENGINE_AVX512 void softmax_impl(float *x, int64_t n) {
   __m512 mx = _mm512_set1_ps(-INFINITY);
   for (int64_t i = 0; i < n; i += 16)
-    mx = _mm512_max_ps(
-        mx, _mm512_mask_loadu_ps(_mm512_set1_ps(-INFINITY), tail_mask(n - i),
-                                 x + i));
+    mx = _mm512_max_ps(mx, _mm512_mask_loadu_ps(_mm512_set1_ps(-INFINITY),
+                                                tail_mask(n - i), x + i));
   __m512 m = _mm512_set1_ps(_mm512_reduce_max_ps(mx));
   __m512 sum = _mm512_setzero_ps();
   for (int64_t i = 0; i < n; i += 16) {

@@ -18,8 +18,7 @@ void silu_mul_avx512(const float *gate, const float *up, int64_t in_stride,
 /// One head: x[i], x[i + half] rotated by (cos[i], sin[i]).
 void rope_head_avx512(float *x, const float *cos, const float *sin,
                       int64_t half);
-void convert_to_f32_avx512(DType dtype, const void *src, float *dst,
-                           int64_t n);
+void convert_to_f32_avx512(DType dtype, const void *src, float *dst, int64_t n);
 void softmax_avx512(float *x, int64_t n);
 
 } // namespace engine::cpu_detail

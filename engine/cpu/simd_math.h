@@ -14,7 +14,8 @@ namespace engine::cpu_detail {
 /// without building the exponent by hand (it also underflows gracefully).
 __attribute__((target("avx512f"))) inline __m512 exp512(__m512 x) {
   // max/min return the second operand when one is NaN: x goes second.
-  x = _mm512_min_ps(_mm512_set1_ps(88.7f), _mm512_max_ps(_mm512_set1_ps(-104.0f), x));
+  x = _mm512_min_ps(_mm512_set1_ps(88.7f),
+                    _mm512_max_ps(_mm512_set1_ps(-104.0f), x));
   __m512 n = _mm512_roundscale_ps(
       _mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
       _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);

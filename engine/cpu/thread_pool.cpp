@@ -164,8 +164,8 @@ void ThreadPool::run(const std::function<void(int, int)> &fn) {
     cpu_relax();
     if (spins % 64 == 0) {
       if (spins == 64) {
-        deadline = Clock::now() + std::chrono::microseconds(spin_us_.load(
-                                      std::memory_order_relaxed));
+        deadline = Clock::now() + std::chrono::microseconds(
+                                      spin_us_.load(std::memory_order_relaxed));
       } else {
         if (Clock::now() >= deadline)
           break;

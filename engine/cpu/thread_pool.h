@@ -2,8 +2,9 @@
 //
 // The model dispatches a few hundred parallel kernels per generated token, so
 // a dispatch must cost about a microsecond: the workers spin on a shared
-// counter for a short while after each job and only then sleep on a futex, so
-// an idle engine uses no CPU while a busy one never pays for a wake-up.
+// counter for a while after each job (50 µs by default, yielding the core to
+// any other runnable thread as they go) and only then sleep on a futex, so an
+// idle engine uses no CPU while a busy one never pays for a wake-up.
 #pragma once
 
 #include <atomic>

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <gtest/gtest.h>
 #include <numeric>
+#include <tuple>
 
 namespace engine {
 namespace {
@@ -55,8 +56,7 @@ struct Cache {
   PagedKv kv;
 };
 
-Cache fill_cache(const Problem &p, int block_size, DType dtype,
-                 uint32_t seed) {
+Cache fill_cache(const Problem &p, int block_size, DType dtype, uint32_t seed) {
   Cache c;
   int total_blocks = 0;
   for (const Seq &s : p.seqs) {
@@ -118,10 +118,15 @@ float rounded(float x, DType dtype) {
 }
 
 // fp64 causal softmax attention over the contiguous keys and values (rounded
-// to the cache's type). The kernel accumulates in fp32 with scores of
-// magnitude ≤ √d·(1/√d) and values in [-1, 1]: outputs are weighted means of
-// values, errors a few fp32 ulps of the summed terms; 2e-5 absolute covers
-// contexts of hundreds of tokens.
+// to the cache's type). Tolerance, absolute, for outputs that are weighted
+// means of values in [-1, 1]:
+//  - fp32 kernels accumulate in fp32 with scores of magnitude ≤ √d·(1/√d):
+//    a few ulps of the summed terms; 2e-5 covers hundreds of keys.
+//  - AMX prefill tiles round q, k, v and the probabilities to bf16 (2⁻⁹
+//    relative each): scores move by ≤ scale·Σ|q·k|·2⁻⁸ (about 1e-2 here, so
+//    weights by about 1%), and outputs by about 1e-2 at worst.
+double tolerance() { return active_isa() == Isa::Amx ? 1e-2 : 2e-5; }
+
 void expect_matches_reference(const Problem &p, const std::vector<float> &out,
                               DType dtype) {
   const double scale = 1.0 / std::sqrt(double(p.d));
@@ -139,9 +144,9 @@ void expect_matches_reference(const Problem &p, const std::vector<float> &out,
         for (int t = 0; t <= pos; ++t) {
           double dot = 0;
           for (int c = 0; c < p.d; ++c)
-            dot += double(q[c]) *
-                   rounded(p.k[s][(size_t(t) * p.kv_heads + g) * p.d + c],
-                           dtype);
+            dot +=
+                double(q[c]) *
+                rounded(p.k[s][(size_t(t) * p.kv_heads + g) * p.d + c], dtype);
           score[t] = dot * scale;
           mx = std::max(mx, score[t]);
         }
@@ -151,13 +156,12 @@ void expect_matches_reference(const Problem &p, const std::vector<float> &out,
         for (int c = 0; c < p.d; ++c) {
           double ref = 0;
           for (int t = 0; t <= pos; ++t)
-            ref += score[t] *
-                   rounded(p.v[s][(size_t(t) * p.kv_heads + g) * p.d + c],
-                           dtype);
+            ref +=
+                score[t] *
+                rounded(p.v[s][(size_t(t) * p.kv_heads + g) * p.d + c], dtype);
           ref /= sum;
-          ASSERT_NEAR(ref, out[(token * p.heads + h) * p.d + c], 2e-5)
-              << "seq " << s << " query " << j << " head " << h << " dim "
-              << c;
+          ASSERT_NEAR(ref, out[(token * p.heads + h) * p.d + c], tolerance())
+              << "seq " << s << " query " << j << " head " << h << " dim " << c;
         }
       }
     }
@@ -193,6 +197,53 @@ TEST_P(AttentionPerIsa, GroupedQueryHeadsReadTheirSharedKvHead) {
     Problem p = make_problem(2 * group, 2, 64, {{3, 20}, {1, 45}}, 2);
     Cache c = fill_cache(p, 16, DType::F32, 3);
     expect_matches_reference(p, run_attention(pool, p, c), DType::F32);
+  }
+}
+
+TEST_P(AttentionPerIsa, LongPrefillsMatchReference) {
+  // Many query tiles per sequence, full and partial (AMX at that level).
+  ThreadPool pool(2);
+  for (auto [heads, kv_heads, d] :
+       {std::tuple<int, int, int>{4, 1, 64}, {2, 2, 128}, {2, 1, 128}}) {
+    Problem p = make_problem(heads, kv_heads, d, {{70, 100}, {40, 40}}, 11);
+    for (DType dtype : {DType::F32, DType::BF16}) {
+      Cache c = fill_cache(p, 16, dtype, 12);
+      expect_matches_reference(p, run_attention(pool, p, c), dtype);
+    }
+  }
+}
+
+TEST_P(AttentionPerIsa, BatchedDecodeMatchesReferenceAndEachSequenceAlone) {
+  // Enough decode sequences that a tile takes several KV heads at once.
+  std::vector<Seq> seqs;
+  for (int s = 0; s < 12; ++s)
+    seqs.push_back({1, 5 + 23 * s});
+  Problem all = make_problem(8, 4, 128, seqs, 13);
+  ThreadPool pool(2), solo(1);
+  for (DType dtype : {DType::F32, DType::BF16}) {
+    Cache c = fill_cache(all, 16, dtype, 14);
+    std::vector<float> batched = run_attention(pool, all, c);
+    expect_matches_reference(all, batched, dtype);
+    const size_t row = size_t(all.heads) * all.d;
+    for (size_t s = 0; s < seqs.size(); s += 5) {
+      Problem one = all;
+      one.seqs = {seqs[s]};
+      one.k = {all.k[s]};
+      one.v = {all.v[s]};
+      one.cu = {0, 1};
+      one.q.assign(all.q.begin() + s * row, all.q.begin() + (s + 1) * row);
+      Cache single = c;
+      single.tables.assign(c.tables.begin() + s * c.max_blocks,
+                           c.tables.begin() + (s + 1) * c.max_blocks);
+      single.kv.k = dtype == DType::F32 ? static_cast<void *>(single.kf.data())
+                                        : single.kb.data();
+      single.kv.v = dtype == DType::F32 ? static_cast<void *>(single.vf.data())
+                                        : single.vb.data();
+      std::vector<float> alone = run_attention(solo, one, single);
+      EXPECT_EQ(0, std::memcmp(alone.data(), batched.data() + s * row,
+                               alone.size() * 4))
+          << dtype_name(dtype) << " sequence " << s;
+    }
   }
 }
 
@@ -253,6 +304,30 @@ TEST(StoreKv, SkipsSlotMinusOneAndRoundsToBf16) {
   EXPECT_EQ(f32_to_bf16(1.00390625f), kc[6]);
   EXPECT_EQ(f32_to_bf16(8.0f), vc[7]);
 }
+
+class StoreKvPerIsa : public test::PerIsa {};
+
+TEST_P(StoreKvPerIsa, Bf16CacheHoldsExactlyTheRoundedValues) {
+  const int heads = 2, d = 128;
+  std::mt19937 rng(10);
+  auto k = random_floats(3 * heads * d, rng, -100, 100);
+  auto v = random_floats(3 * heads * d, rng, -1e-3f, 1e-3f);
+  std::vector<uint16_t> kc(4 * heads * d), vc(4 * heads * d);
+  PagedKv kv{kc.data(), vc.data(), 4, heads, d, DType::BF16, 1};
+  int32_t slots[3] = {2, 0, 3};
+  store_kv(k.data(), v.data(), slots, 3, kv);
+  for (int t = 0; t < 3; ++t)
+    for (int i = 0; i < heads * d; ++i) {
+      ASSERT_EQ(f32_to_bf16(k[t * heads * d + i]),
+                kc[slots[t] * heads * d + i]);
+      ASSERT_EQ(f32_to_bf16(v[t * heads * d + i]),
+                vc[slots[t] * heads * d + i]);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Levels, StoreKvPerIsa,
+                         testing::ValuesIn(available_isas()),
+                         test::isa_param_name);
 
 TEST(StoreKv, SlotOutsideThePoolIsAnError) {
   std::vector<float> kc(8), vc(8), k(2), v(2);

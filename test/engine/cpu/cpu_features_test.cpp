@@ -69,7 +69,7 @@ TEST_F(CpuFeatures, EnvironmentVariableCapsTheLevel) {
   // The API cap wins over the environment.
   set_isa_cap(Isa::Avx2);
   EXPECT_EQ(int(max_supported_isa()) >= int(Isa::Avx2) ? Isa::Avx2
-                                                        : Isa::Scalar,
+                                                       : Isa::Scalar,
             active_isa());
 }
 

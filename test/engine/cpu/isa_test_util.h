@@ -14,8 +14,8 @@ namespace engine::test {
 /// Every level up to the highest this machine supports.
 inline std::vector<Isa> available_isas() {
   std::vector<Isa> levels;
-  for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Avx512Bf16,
-                  Isa::Amx})
+  for (Isa isa :
+       {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Avx512Bf16, Isa::Amx})
     if (int(isa) <= int(max_supported_isa()))
       levels.push_back(isa);
   return levels;

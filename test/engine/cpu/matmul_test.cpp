@@ -35,10 +35,10 @@ TestWeights make_weights(DType dtype, int64_t n, std::mt19937 &rng) {
   if (dtype != DType::F32) {
     w.half.resize(size_t(n));
     for (int64_t i = 0; i < n; ++i) {
-      w.half[i] = dtype == DType::BF16 ? f32_to_bf16(w.f32[i])
-                                       : f32_to_f16(w.f32[i]);
-      w.exact[i] = dtype == DType::BF16 ? bf16_to_f32(w.half[i])
-                                        : f16_to_f32(w.half[i]);
+      w.half[i] =
+          dtype == DType::BF16 ? f32_to_bf16(w.f32[i]) : f32_to_f16(w.f32[i]);
+      w.exact[i] =
+          dtype == DType::BF16 ? bf16_to_f32(w.half[i]) : f16_to_f32(w.half[i]);
     }
   }
   return w;

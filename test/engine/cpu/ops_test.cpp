@@ -261,12 +261,12 @@ TEST(Embedding, TokenIdOutsideTheVocabularyIsAnError) {
   std::vector<uint16_t> table(20);
   std::vector<float> out(4);
   int32_t big = 5, neg = -1;
-  EXPECT_THROW(embedding_lookup({DType::BF16, 5, 4, table.data()}, &big, 1,
-                                out.data()),
-               Error);
-  EXPECT_THROW(embedding_lookup({DType::BF16, 5, 4, table.data()}, &neg, 1,
-                                out.data()),
-               Error);
+  EXPECT_THROW(
+      embedding_lookup({DType::BF16, 5, 4, table.data()}, &big, 1, out.data()),
+      Error);
+  EXPECT_THROW(
+      embedding_lookup({DType::BF16, 5, 4, table.data()}, &neg, 1, out.data()),
+      Error);
 }
 
 TEST_P(OpsPerIsa, SoftmaxMatchesFp64Reference) {
