@@ -12,10 +12,18 @@
 namespace engine {
 
 namespace {
-int kv_blocks_for(const EngineConfig &c, const ModelConfig &m) {
+/// The cache keeps the model's activation type: bf16 for bf16 weights (as
+/// Hugging Face keeps KV in the model dtype), fp32 otherwise.
+DType kv_dtype_for(const Qwen3Weights &w) {
+  return w.layers.empty() || w.layers[0].k_proj->dtype != DType::BF16
+             ? DType::F32
+             : DType::BF16;
+}
+
+int kv_blocks_for(const EngineConfig &c, const ModelConfig &m, DType dtype) {
   const size_t block = KvCache::block_bytes(
       m.num_hidden_layers, c.kvcache_block_size, m.num_key_value_heads,
-      m.head_dim);
+      m.head_dim, dtype);
   const int needed = (c.max_model_len + c.kvcache_block_size - 1) /
                      c.kvcache_block_size;
   int blocks = c.num_kvcache_blocks;
@@ -38,9 +46,10 @@ CpuModelRunner::CpuModelRunner(const EngineConfig &c, const ModelConfig &m,
                                const Checkpoint &checkpoint)
     : pool_(c.num_threads), weights_(bind_qwen3_weights(m, checkpoint)) {
   model_ = std::make_unique<Qwen3CpuModel>(m, weights_, c.max_model_len);
-  kv_ = std::make_unique<KvCache>(m.num_hidden_layers, kv_blocks_for(c, m),
-                                  c.kvcache_block_size, m.num_key_value_heads,
-                                  m.head_dim);
+  const DType kv_dtype = kv_dtype_for(weights_);
+  kv_ = std::make_unique<KvCache>(
+      m.num_hidden_layers, kv_blocks_for(c, m, kv_dtype), c.kvcache_block_size,
+      m.num_key_value_heads, m.head_dim, kv_dtype);
 }
 
 std::vector<int32_t> CpuModelRunner::run(const std::vector<Sequence *> &seqs,
@@ -58,7 +67,8 @@ std::vector<int32_t> CpuModelRunner::run(const std::vector<Sequence *> &seqs,
 std::string CpuModelRunner::describe() const {
   return cpu_description(pool_.size()) + ", " +
          std::to_string(kv_->num_blocks()) + " KV blocks of " +
-         std::to_string(kv_->block_size()) + " tokens";
+         std::to_string(kv_->block_size()) + " tokens (" +
+         std::string(dtype_name(kv_->dtype())) + ")";
 }
 
 std::unique_ptr<ModelRunner> make_model_runner(const EngineConfig &config,

@@ -9,24 +9,25 @@
 namespace engine {
 
 size_t KvCache::block_bytes(int num_layers, int block_size, int num_kv_heads,
-                            int head_dim) {
+                            int head_dim, DType dtype) {
   return size_t(2) * num_layers * block_size * num_kv_heads * head_dim *
-         sizeof(float);
+         dtype_size(dtype);
 }
 
 KvCache::KvCache(int num_layers, int num_blocks, int block_size,
-                 int num_kv_heads, int head_dim)
+                 int num_kv_heads, int head_dim, DType dtype)
     : num_layers_(num_layers), num_blocks_(num_blocks),
       block_size_(block_size), num_kv_heads_(num_kv_heads),
-      head_dim_(head_dim) {
-  layer_floats_ = size_t(num_blocks) * block_size * num_kv_heads * head_dim;
-  bytes_ = size_t(2) * num_layers * layer_floats_ * sizeof(float);
+      head_dim_(head_dim), dtype_(dtype) {
+  layer_bytes_ = size_t(num_blocks) * block_size * num_kv_heads * head_dim *
+                 dtype_size(dtype);
+  bytes_ = size_t(2) * num_layers * layer_bytes_;
   void *p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED)
     throw Error("kv cache: cannot reserve " + std::to_string(bytes_ >> 20) +
                 " MiB for " + std::to_string(num_blocks) + " blocks");
-  data_ = static_cast<float *>(p);
+  data_ = static_cast<char *>(p);
 }
 
 KvCache::~KvCache() {
@@ -36,8 +37,10 @@ KvCache::~KvCache() {
 
 PagedKv KvCache::layer(int i) const {
   PagedKv kv;
-  kv.k = data_ + size_t(2 * i) * layer_floats_;
-  kv.v = data_ + size_t(2 * i + 1) * layer_floats_;
+  kv.k = data_ + size_t(2 * i) * layer_bytes_;
+  kv.v = data_ + size_t(2 * i + 1) * layer_bytes_;
+  kv.dtype = dtype_;
+  kv.num_blocks = num_blocks_;
   kv.block_size = block_size_;
   kv.num_kv_heads = num_kv_heads_;
   kv.head_dim = head_dim_;

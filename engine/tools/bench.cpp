@@ -138,15 +138,17 @@ int main(int argc, char **argv) {
         add("pp", jbuf, buf);
       }
       if (tg) {
+        // llama-bench's tg runs from an empty context, llama-batched-bench's
+        // from its PP-token prompts: --parallel takes --pp as the context.
+        const int context = parallel && pp ? pp : 1;
         std::vector<double> rates;
         for (int r = 0; r < reps; ++r) {
-          // llama-bench's tg starts from an (almost) empty context; the
-          // first token comes from a one-token prefill, not counted.
+          // The first token comes from the prefill and is not counted.
           sp.max_tokens = tg + 1;
           llm.reset_stats();
           std::vector<Prompt> prompts;
           for (int i = 0; i < n; ++i)
-            prompts.push_back(random_ids(rng, std::max(pp, 1)));
+            prompts.push_back(random_ids(rng, context));
           llm.generate(prompts, {sp});
           EngineStats s = llm.stats();
           rates.push_back(s.decode_tokens / s.decode_seconds);
@@ -159,7 +161,7 @@ int main(int argc, char **argv) {
         std::snprintf(jbuf, sizeof jbuf,
                       "{\"tokens\": %d, \"sequences\": %d, \"context\": %d, "
                       "\"tok_s\": %.3f, \"std\": %.3f}",
-                      tg, n, std::max(pp, 1), m.mean, m.std);
+                      tg, n, context, m.mean, m.std);
         add("tg", jbuf, buf);
       }
     } else {
