@@ -21,11 +21,11 @@ DType kv_dtype_for(const Qwen3Weights &w) {
 }
 
 int kv_blocks_for(const EngineConfig &c, const ModelConfig &m, DType dtype) {
-  const size_t block = KvCache::block_bytes(
-      m.num_hidden_layers, c.kvcache_block_size, m.num_key_value_heads,
-      m.head_dim, dtype);
-  const int needed = (c.max_model_len + c.kvcache_block_size - 1) /
-                     c.kvcache_block_size;
+  const size_t block =
+      KvCache::block_bytes(m.num_hidden_layers, c.kvcache_block_size,
+                           m.num_key_value_heads, m.head_dim, dtype);
+  const int needed =
+      (c.max_model_len + c.kvcache_block_size - 1) / c.kvcache_block_size;
   int blocks = c.num_kvcache_blocks;
   if (blocks == -1)
     blocks = int(std::min<int64_t>(

@@ -19,9 +19,12 @@ inline size_t dtype_size(DType t) { return t == DType::F32 ? 4 : 2; }
 /// The safetensors spelling: "F32", "F16", "BF16".
 inline std::string_view dtype_name(DType t) {
   switch (t) {
-  case DType::F32: return "F32";
-  case DType::F16: return "F16";
-  case DType::BF16: return "BF16";
+  case DType::F32:
+    return "F32";
+  case DType::F16:
+    return "F16";
+  case DType::BF16:
+    return "BF16";
   }
   return "?";
 }

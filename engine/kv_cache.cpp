@@ -16,9 +16,8 @@ size_t KvCache::block_bytes(int num_layers, int block_size, int num_kv_heads,
 
 KvCache::KvCache(int num_layers, int num_blocks, int block_size,
                  int num_kv_heads, int head_dim, DType dtype)
-    : num_layers_(num_layers), num_blocks_(num_blocks),
-      block_size_(block_size), num_kv_heads_(num_kv_heads),
-      head_dim_(head_dim), dtype_(dtype) {
+    : num_layers_(num_layers), num_blocks_(num_blocks), block_size_(block_size),
+      num_kv_heads_(num_kv_heads), head_dim_(head_dim), dtype_(dtype) {
   layer_bytes_ = size_t(num_blocks) * block_size * num_kv_heads * head_dim *
                  dtype_size(dtype);
   bytes_ = size_t(2) * num_layers * layer_bytes_;

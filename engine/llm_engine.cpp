@@ -116,7 +116,8 @@ StepOutput LLM::step() {
   }
   const double start = now_seconds();
   std::vector<int32_t> tokens = runner_->run(batch.seqs, batch.is_prefill);
-  std::vector<Sequence *> finished = scheduler_->postprocess(batch.seqs, tokens);
+  std::vector<Sequence *> finished =
+      scheduler_->postprocess(batch.seqs, tokens);
   out.seconds = now_seconds() - start;
 
   for (size_t i = 0; i < batch.seqs.size(); ++i) {

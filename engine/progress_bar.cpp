@@ -16,8 +16,8 @@ double now() {
 } // namespace
 
 ProgressBar::ProgressBar(bool enabled, int64_t total)
-    : enabled_(enabled && isatty(STDERR_FILENO)), total_(total),
-      start_(now()) {}
+    : enabled_(enabled && isatty(STDERR_FILENO)), total_(total), start_(now()) {
+}
 
 void ProgressBar::update(bool is_prefill, int64_t tokens, double seconds,
                          int64_t finished) {

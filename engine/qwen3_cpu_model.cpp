@@ -30,8 +30,8 @@ void grow(std::vector<float> &v, size_t n) {
 }
 } // namespace
 
-Qwen3CpuModel::Qwen3CpuModel(const ModelConfig &config,
-                             const Qwen3Weights &w, int max_positions)
+Qwen3CpuModel::Qwen3CpuModel(const ModelConfig &config, const Qwen3Weights &w,
+                             int max_positions)
     : config_(config), embed_(matrix(w.embed_tokens)),
       lm_head_(matrix(w.lm_head)), final_norm_(to_f32(w.norm)),
       rope_(config.head_dim, config.rope_theta, max_positions),
@@ -85,8 +85,7 @@ void Qwen3CpuModel::forward(ThreadPool &pool, const ForwardBatch &batch,
   matmul(pool, last_.data(), rows, lm_head_, logits);
 }
 
-void Qwen3CpuModel::attention_block(ThreadPool &pool,
-                                    const ForwardBatch &batch,
+void Qwen3CpuModel::attention_block(ThreadPool &pool, const ForwardBatch &batch,
                                     const Layer &l, const PagedKv &kv,
                                     int64_t n) {
   const int64_t hidden = config_.hidden_size, hd = config_.head_dim;

@@ -43,12 +43,16 @@ public:
   int num_completion_tokens() const { return num_tokens() - num_prompt_tokens; }
   int32_t last_token() const { return token_ids.back(); }
   int num_cached_blocks() const { return num_cached_tokens / block_size; }
-  int num_blocks() const { return (num_tokens() + block_size - 1) / block_size; }
+  int num_blocks() const {
+    return (num_tokens() + block_size - 1) / block_size;
+  }
   int last_block_num_tokens() const {
     return num_tokens() - (num_blocks() - 1) * block_size;
   }
   /// Token ids of logical block i (the last one may be partial).
-  const int32_t *block_tokens(int i) const { return token_ids.data() + i * block_size; }
+  const int32_t *block_tokens(int i) const {
+    return token_ids.data() + i * block_size;
+  }
   int block_num_tokens(int i) const {
     return i + 1 < num_blocks() ? block_size : last_block_num_tokens();
   }

@@ -31,7 +31,8 @@ double now() {
       .count();
 }
 
-/// Nano-vLLM's bench draws prompt ids below 10000 (fewer for tiny vocabularies).
+/// Nano-vLLM's bench draws prompt ids below 10000 (fewer for tiny
+/// vocabularies).
 int32_t g_max_id = 9999;
 std::vector<int32_t> random_ids(std::mt19937_64 &rng, int n) {
   std::uniform_int_distribution<int32_t> id(0, g_max_id);
@@ -91,7 +92,8 @@ int main(int argc, char **argv) {
     if (parallel && !tg)
       throw Error("bench: --parallel needs --tg");
     LLM llm(model, config);
-    g_max_id = int32_t(std::min<int64_t>(9999, llm.model_config().vocab_size - 1));
+    g_max_id =
+        int32_t(std::min<int64_t>(9999, llm.model_config().vocab_size - 1));
     std::mt19937_64 rng(seed);
     SamplingParams sp;
     sp.temperature = temperature;
@@ -188,8 +190,8 @@ int main(int argc, char **argv) {
       std::snprintf(buf, sizeof buf,
                     "Total: %lldtok, Time: %.2fs, Throughput: %.2ftok/s "
                     "(prompt %lld tok; total %.2f tok/s)",
-                    (long long)total_out, t, total_out / t,
-                    (long long)total_in, (total_in + total_out) / t);
+                    (long long)total_out, t, total_out / t, (long long)total_in,
+                    (total_in + total_out) / t);
       std::snprintf(jbuf, sizeof jbuf,
                     "{\"sequences\": %d, \"prompt_tokens\": %lld, "
                     "\"output_tokens\": %lld, \"seconds\": %.3f, "

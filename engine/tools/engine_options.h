@@ -29,8 +29,7 @@ inline void add_engine_options(CLI::App &app, EngineConfig &c) {
   app.add_option("--tensor-parallel-size", c.tensor_parallel_size,
                  "GPUs (the cpu backend supports 1)");
   app.add_option("--device", c.device, "backend: cpu");
-  app.add_option("--engine-seed", c.seed,
-                 "seed of requests without their own");
+  app.add_option("--engine-seed", c.seed, "seed of requests without their own");
 }
 
 } // namespace engine

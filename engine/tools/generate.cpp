@@ -165,8 +165,7 @@ int main(int argc, char **argv) {
           // Padding rows past the tokenizer's vocabulary have no text.
           if (token < llm.tokenizer()->vocab_size())
             std::cout << decoder->push(token);
-        }
-        else
+        } else
           std::cout << token << ' ';
         std::cout.flush();
       };
@@ -193,17 +192,15 @@ int main(int argc, char **argv) {
     }
     if (!quiet) {
       EngineStats s = llm.stats();
-      std::fprintf(stderr,
-                   "%s\nprefill: %lld tokens (%lld cached) in %.2f s, %.1f "
-                   "tok/s; decode: %lld tokens in %.2f s, %.1f tok/s\n",
-                   llm.runner().describe().c_str(),
-                   (long long)s.prefill_tokens,
-                   (long long)s.cached_prompt_tokens, s.prefill_seconds,
-                   s.prefill_seconds > 0 ? s.prefill_tokens / s.prefill_seconds
-                                         : 0.0,
-                   (long long)s.decode_tokens, s.decode_seconds,
-                   s.decode_seconds > 0 ? s.decode_tokens / s.decode_seconds
-                                        : 0.0);
+      std::fprintf(
+          stderr,
+          "%s\nprefill: %lld tokens (%lld cached) in %.2f s, %.1f "
+          "tok/s; decode: %lld tokens in %.2f s, %.1f tok/s\n",
+          llm.runner().describe().c_str(), (long long)s.prefill_tokens,
+          (long long)s.cached_prompt_tokens, s.prefill_seconds,
+          s.prefill_seconds > 0 ? s.prefill_tokens / s.prefill_seconds : 0.0,
+          (long long)s.decode_tokens, s.decode_seconds,
+          s.decode_seconds > 0 ? s.decode_tokens / s.decode_seconds : 0.0);
     }
   } catch (const Error &e) {
     std::fprintf(stderr, "engine-generate: %s\n", e.what());

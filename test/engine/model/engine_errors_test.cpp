@@ -40,8 +40,9 @@ TEST(EngineErrors, PromptLongerThanMaxModelLenIsRefusedAndEngineStillWorks) {
   p.max_tokens = 1;
   EXPECT_NE(error_of([&] { llm.add_request(ids, p); }).find("max_model_len"),
             std::string::npos);
-  EXPECT_EQ(llm.generate({std::vector<int32_t>{1, 2, 3}}, {p})[0].token_ids.size(),
-            1u);
+  EXPECT_EQ(
+      llm.generate({std::vector<int32_t>{1, 2, 3}}, {p})[0].token_ids.size(),
+      1u);
 }
 
 TEST(EngineErrors, TokenIdOutsideVocabularyNamesTheId) {
@@ -63,13 +64,15 @@ TEST(EngineErrors, InvalidSamplingParametersNameTheField) {
   LLM llm(kModel, small_config());
   SamplingParams p;
   p.top_p = 1.5f;
-  EXPECT_NE(error_of([&] { llm.add_request(std::vector<int32_t>{1}, p); })
-                .find("top_p"),
+  EXPECT_NE(error_of([&] {
+              llm.add_request(std::vector<int32_t>{1}, p);
+            }).find("top_p"),
             std::string::npos);
   p = SamplingParams{};
   p.max_tokens = 0;
-  EXPECT_NE(error_of([&] { llm.add_request(std::vector<int32_t>{1}, p); })
-                .find("max_tokens"),
+  EXPECT_NE(error_of([&] {
+              llm.add_request(std::vector<int32_t>{1}, p);
+            }).find("max_tokens"),
             std::string::npos);
 }
 
@@ -79,8 +82,10 @@ TEST(EngineErrors, OptionsAreValidatedWithTheirNames) {
     std::string expected;
   } cases[] = {
       {[](EngineConfig &c) { c.max_num_seqs = 0; }, "max_num_seqs"},
-      {[](EngineConfig &c) { c.kvcache_block_size = -4; }, "kvcache_block_size"},
-      {[](EngineConfig &c) { c.tensor_parallel_size = 2; }, "tensor_parallel_size"},
+      {[](EngineConfig &c) { c.kvcache_block_size = -4; },
+       "kvcache_block_size"},
+      {[](EngineConfig &c) { c.tensor_parallel_size = 2; },
+       "tensor_parallel_size"},
       {[](EngineConfig &c) { c.gpu_memory_utilization = 1.5; },
        "gpu_memory_utilization"},
       {[](EngineConfig &c) { c.device = "cuda"; }, "device"},
@@ -97,7 +102,8 @@ TEST(EngineErrors, OptionsAreValidatedWithTheirNames) {
 }
 
 TEST(EngineErrors, MissingModelFolderNamesIt) {
-  std::string e = error_of([] { LLM llm("/nonexistent/model", small_config()); });
+  std::string e =
+      error_of([] { LLM llm("/nonexistent/model", small_config()); });
   EXPECT_NE(e.find("/nonexistent/model"), std::string::npos) << e;
 }
 

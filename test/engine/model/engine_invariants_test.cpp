@@ -53,7 +53,8 @@ std::vector<Prompt> random_prompts(int count, int min_len, int max_len,
   return prompts;
 }
 
-std::vector<std::vector<int32_t>> tokens_of(const std::vector<RequestOutput> &o) {
+std::vector<std::vector<int32_t>>
+tokens_of(const std::vector<RequestOutput> &o) {
   std::vector<std::vector<int32_t>> t;
   for (auto &r : o)
     t.push_back(r.token_ids);
@@ -76,7 +77,8 @@ TEST(EngineInvariants, BatchedGenerationEqualsOneRequestAtATime) {
 // (AMX tiles against AVX512-BF16 dot products), which sums in another order:
 // equal up to rounding, so equal tokens where the greedy margins exceed the
 // rounding drift, as on the golden prompts (margins >= 0.25).
-TEST(EngineInvariants, BatchedGenerationEqualsOneRequestAtATimeWithBf16Weights) {
+TEST(EngineInvariants,
+     BatchedGenerationEqualsOneRequestAtATimeWithBf16Weights) {
   std::ifstream in(kBf16Model + "/golden.json");
   std::vector<Prompt> prompts;
   const nlohmann::json golden = nlohmann::json::parse(in);
@@ -105,7 +107,8 @@ TEST(EngineInvariants, PagedKvWithAnyBlockSizeEqualsOneContiguousBlock) {
 }
 
 TEST(EngineInvariants, CachedPrefixEqualsRecompute) {
-  auto base = std::get<std::vector<int32_t>>(random_prompts(1, 30, 30, 256, 3)[0]);
+  auto base =
+      std::get<std::vector<int32_t>>(random_prompts(1, 30, 30, 256, 3)[0]);
   std::vector<int32_t> longer = base;
   longer.insert(longer.end(), {7, 8, 9, 10, 11});
 

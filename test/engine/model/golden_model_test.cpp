@@ -65,10 +65,11 @@ double tolerance_for(const std::string &dir, const json &golden) {
                      {config.intermediate_size, config.hidden_size})
                 .dtype;
   if (t == DType::BF16)
-    return 2 * std::max(
-                   golden["bf16_activation_rounding_max_abs_diff"].get<double>(),
-                   golden["bf16_activation_and_kv_rounding_max_abs_diff"]
-                       .get<double>());
+    return 2 *
+           std::max(
+               golden["bf16_activation_rounding_max_abs_diff"].get<double>(),
+               golden["bf16_activation_and_kv_rounding_max_abs_diff"]
+                   .get<double>());
   return 1e-4;
 }
 
@@ -112,7 +113,8 @@ TEST_P(GoldenModel, GreedyContinuationsMatchTheReference) {
     prompts.push_back(p.get<std::vector<int32_t>>());
   auto outs = llm.generate(prompts, {greedy});
   for (size_t p = 0; p < prompts.size(); ++p)
-    EXPECT_EQ(outs[p].token_ids, golden["greedy"][p].get<std::vector<int32_t>>())
+    EXPECT_EQ(outs[p].token_ids,
+              golden["greedy"][p].get<std::vector<int32_t>>())
         << "prompt " << p;
 }
 
