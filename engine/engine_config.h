@@ -44,7 +44,7 @@ struct EngineConfig {
   int num_threads = 0;
   /// Seed of the per-request random streams (requests without their own).
   uint64_t seed = 0;
-  /// "cpu" (the only backend so far) .
+  /// The backend: "cpu", the only one so far.
   std::string device = "cpu";
 };
 

@@ -91,7 +91,6 @@ int main(int argc, char **argv) {
   std::optional<uint64_t> seed;
   SamplingParams sp;
   EngineConfig config = default_engine_config();
-  config.max_model_len = 4096;
   app.add_option("model", model, "model folder")->required();
   app.add_option("--prompt,-p", texts, "prompt text (repeatable)");
   app.add_option("--prompts-file", prompts_file, "one text prompt per line");
