@@ -6,7 +6,7 @@
 # its throughput and where its trace and summary went; then a speed-bump
 # sweep over the engine's subsystems (scheduler, block manager, sampler,
 # model runner) says which of them limit its throughput.
-# Usage: scripts/demo.sh
+# Usage: scripts/demo.sh   (DEMO_SKIP_BUILD=1: use the build as it is)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -49,12 +49,15 @@ echo "   $trace"
 
 echo "== which subsystem limits the engine's throughput? A speed-bump sweep"
 sub=examples/engine/subsystems
+# Delays comparable to a step (about 1 ms here), and a window that starts
+# after the model and tokenizer are loaded, so the curves measure the step
+# loop and not start-up.
 build/bin/perfctl sweep --group scheduler=$sub/scheduler.targets \
   --group block_manager=$sub/block_manager.targets \
   --group sampler=$sub/sampler.targets \
   --group model_runner=$sub/model_runner.targets \
-  --delays 0,100us,200us,400us --repeats 3 --progress token --quiet \
-  --out "$demo/sweep" -- build/engine-perfcc/bin/engine-bench "$demo/model" \
-  --num-seqs 16 --min-input 32 --max-input 96 --min-output 32 --max-output 96 \
-  --max-model-len 256 --max-num-batched-tokens 2048 --threads 2
+  --delays 0,250us,500us,1ms --repeats 3 --warmup-ms 400 --progress token \
+  --quiet --out "$demo/sweep" -- build/engine-perfcc/bin/engine-bench \
+  "$demo/model" --num-seqs 32 --min-input 32 --max-input 96 --min-output 128 \
+  --max-output 256 --max-model-len 512 --max-num-batched-tokens 4096 --threads 2
 echo "   report: $demo/sweep/report.md, plot: $demo/sweep/plot.svg"
