@@ -45,6 +45,7 @@ int kv_blocks_for(const EngineConfig &c, const ModelConfig &m, DType dtype) {
 CpuModelRunner::CpuModelRunner(const EngineConfig &c, const ModelConfig &m,
                                const Checkpoint &checkpoint)
     : pool_(c.num_threads), weights_(bind_qwen3_weights(m, checkpoint)) {
+  active_isa(); // a bad ENGINE_CPU_ISA is reported now, not at the first step
   model_ = std::make_unique<Qwen3CpuModel>(m, weights_, c.max_model_len);
   const DType kv_dtype = kv_dtype_for(weights_);
   kv_ = std::make_unique<KvCache>(
