@@ -97,7 +97,7 @@ int main(int argc, char **argv) {
   app.add_option("--ids", id_lists, "a prompt as token ids (repeatable)");
   app.add_option("--ids-file", ids_file, "one id prompt per line");
   app.add_flag("--chat", chat, "wrap each text prompt as a user message");
-  app.add_flag("--no-thinking", no_thinking,
+  app.add_flag("--no-thinking,--no-think", no_thinking,
                "with --chat: Qwen3's enable_thinking=False");
   app.add_option("--max-tokens,-n", sp.max_tokens, "tokens to generate");
   app.add_option("--temperature,-t", temperature,

@@ -86,7 +86,7 @@ int run(int argc, char **argv) {
   app.add_flag("--chat", chat,
                "wrap the text as one user message in the chat format");
   app.add_flag(
-      "--no-think", no_think,
+      "--no-thinking,--no-think", no_think,
       "with --chat: the empty thinking block of enable_thinking=false");
   app.add_flag("--no-special", no_special,
                "special-token text is plain text (with --decode: skip "
@@ -105,7 +105,7 @@ int run(int argc, char **argv) {
   if (int(decode) + int(chat) + int(batch) > 1)
     throw engine::Error("--decode, --chat and --batch exclude each other");
   if (no_think && !chat)
-    throw engine::Error("--no-think needs --chat");
+    throw engine::Error("--no-thinking needs --chat");
   // The chat wrapper's control tokens must be parsed while the user's text
   // would not be: no single encode() call does both.
   if (no_special && chat)
