@@ -14,6 +14,7 @@
 #include "engine/error.h"
 #include "engine/llm_engine.h"
 #include "engine_options.h"
+#include "tool_main.h"
 
 #include <perf/perf.h>
 
@@ -81,9 +82,11 @@ int main(int argc, char **argv) {
   app.add_flag("--json", json, "print the results as JSON");
   app.add_flag("--progress", progress, "show a progress bar");
   add_engine_options(app, config);
-  CLI11_PARSE(app, argc, argv);
+  if (int status = parse_command_line("engine-bench", app, argc, argv);
+      status >= 0)
+    return status;
 
-  try {
+  return run_reporting_errors("engine-bench", [&] {
     perf_thread_name("engine-main");
     if (min_in < 1 || max_in < min_in || min_out < 1 || max_out < min_out ||
         num_seqs < 1 || reps < 1 || pp < 0 || tg < 0 || parallel < 0)
@@ -205,9 +208,6 @@ int main(int argc, char **argv) {
                   llm.runner().describe().c_str(), results.c_str());
     else
       std::printf("%s\n", llm.runner().describe().c_str());
-  } catch (const Error &e) {
-    std::fprintf(stderr, "engine-bench: %s\n", e.what());
-    return 2;
-  }
-  return 0;
+    return 0;
+  });
 }

@@ -9,6 +9,7 @@
 #include "engine/tokenizer/chat_template.h"
 #include "engine/tokenizer/stream_decoder.h"
 #include "engine_options.h"
+#include "tool_main.h"
 
 #include <perf/perf.h>
 
@@ -113,9 +114,11 @@ int main(int argc, char **argv) {
                "print each completion when it is finished");
   app.add_flag("--quiet,-q", quiet, "no statistics on stderr");
   add_engine_options(app, config);
-  CLI11_PARSE(app, argc, argv);
+  if (int status = parse_command_line("engine-generate", app, argc, argv);
+      status >= 0)
+    return status;
 
-  try {
+  return run_reporting_errors("engine-generate", [&] {
     perf_thread_name("engine-main");
     std::vector<std::vector<int32_t>> id_prompts;
     std::vector<std::string> all_texts = texts;
@@ -201,9 +204,6 @@ int main(int argc, char **argv) {
           (long long)s.decode_tokens, s.decode_seconds,
           s.decode_seconds > 0 ? s.decode_tokens / s.decode_seconds : 0.0);
     }
-  } catch (const Error &e) {
-    std::fprintf(stderr, "engine-generate: %s\n", e.what());
-    return 2;
-  }
-  return 0;
+    return 0;
+  });
 }

@@ -9,6 +9,8 @@
 #include "engine/error.h"
 #include "engine/io/random_model.h"
 
+#include "tool_main.h"
+
 #include <CLI/CLI.hpp>
 
 #include <chrono>
@@ -62,14 +64,10 @@ int run(int argc, char **argv) {
                  "from");
   app.add_option("--threads", o.threads, "Generator threads (0: all cores)")
       ->capture_default_str();
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::Success &e) {
-    return app.exit(e); // --help
-  } catch (const CLI::ParseError &e) {
-    std::fprintf(stderr, "engine-make-model: %s\n", e.what());
-    return 2;
-  }
+  if (int status =
+          engine::parse_command_line("engine-make-model", app, argc, argv);
+      status >= 0)
+    return status;
 
   o.config = engine::model_preset(preset);
   engine::ModelConfig &c = o.config;
@@ -114,13 +112,6 @@ int run(int argc, char **argv) {
 } // namespace
 
 int main(int argc, char **argv) {
-  try {
-    return run(argc, argv);
-  } catch (const engine::Error &e) {
-    std::fprintf(stderr, "engine-make-model: %s\n", e.what());
-    return 2;
-  } catch (const std::exception &e) {
-    std::fprintf(stderr, "engine-make-model: internal error: %s\n", e.what());
-    return 1;
-  }
+  return engine::run_reporting_errors("engine-make-model",
+                                      [&] { return run(argc, argv); });
 }

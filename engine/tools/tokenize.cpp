@@ -15,6 +15,8 @@
 #include "engine/tokenizer/chat_template.h"
 #include "engine/tokenizer/tokenizer.h"
 
+#include "tool_main.h"
+
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
@@ -94,14 +96,10 @@ int run(int argc, char **argv) {
   app.add_flag("--batch", batch,
                "input is a JSON array of strings; print a JSON array of id "
                "arrays");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp &e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError &e) {
-    std::fprintf(stderr, "engine-tokenize: %s\n", e.what());
-    return 2;
-  }
+  if (int status =
+          engine::parse_command_line("engine-tokenize", app, argc, argv);
+      status >= 0)
+    return status;
   if (int(decode) + int(chat) + int(batch) > 1)
     throw engine::Error("--decode, --chat and --batch exclude each other");
   if (no_think && !chat)
@@ -148,13 +146,6 @@ int run(int argc, char **argv) {
 } // namespace
 
 int main(int argc, char **argv) {
-  try {
-    return run(argc, argv);
-  } catch (const engine::Error &e) {
-    std::fprintf(stderr, "engine-tokenize: %s\n", e.what());
-    return 2;
-  } catch (const std::exception &e) {
-    std::fprintf(stderr, "engine-tokenize: %s\n", e.what());
-    return 2;
-  }
+  return engine::run_reporting_errors("engine-tokenize",
+                                      [&] { return run(argc, argv); });
 }

@@ -49,6 +49,11 @@ expect "bench: pp and tg" 0 "tg8: [0-9.]+ ± [0-9.]+ tok/s" -- \
   "$bin/engine-bench" "$model" --pp 16 --tg 8 -r 2 "${small[@]}"
 expect "bench: parallel decode" 0 "tg8 x4 sequences" -- \
   "$bin/engine-bench" "$model" --pp 8 --tg 8 --parallel 4 -r 1 "${small[@]}"
+expect "generate: malformed option value" 2 "^engine-generate: Could not convert: --max-tokens = abc\$" -- \
+  "$bin/engine-generate" "$model" --ids 1 --max-tokens abc
+expect "bench: unknown option" 2 "^engine-bench: The following argument was not expected: --bogus\$" -- \
+  "$bin/engine-bench" "$model" --bogus
+expect "bench: --help" 0 "pp512|--pp" -- "$bin/engine-bench" --help
 expect "bench: bad lengths" 2 "^engine-bench: bench: lengths" -- \
   "$bin/engine-bench" "$model" --min-input 10 --max-input 5 "${small[@]}"
 exit $fail
