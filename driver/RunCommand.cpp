@@ -1,15 +1,20 @@
 //===- RunCommand.cpp - run the measured command once ---------------------===//
 #include "RunCommand.h"
 
+#include "MachineLoad.h"
+
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <optional>
 #include <poll.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -26,8 +31,8 @@ void onInterrupt(int) { gInterrupted = 1; }
 
 /// Waits for \p pid, at most \p timeoutS seconds when positive (through a
 /// pidfd; without one, no limit). Forwards SIGTERM once when perfctl itself
-/// is interrupted. Returns the wait status; sets \p timedOut.
-int waitFor(pid_t pid, double timeoutS, bool &timedOut) {
+/// is interrupted. Returns the wait status; sets \p timedOut and \p usage.
+int waitFor(pid_t pid, double timeoutS, bool &timedOut, rusage &usage) {
   int pidfd = -1;
 #ifdef SYS_pidfd_open
   if (timeoutS > 0)
@@ -60,7 +65,7 @@ int waitFor(pid_t pid, double timeoutS, bool &timedOut) {
           kill(pid, SIGKILL);
       }
     }
-    pid_t done = waitpid(pid, &status, 0);
+    pid_t done = wait4(pid, &status, 0, &usage);
     if (done == pid)
       break;
     if (done < 0 && errno != EINTR)
@@ -82,6 +87,12 @@ std::string CommandResult::describe() const {
     return fmt::format("was killed by signal {} ({})", signal,
                        strsignal(signal));
   return fmt::format("exited with status {}", exitStatus);
+}
+
+double CommandResult::otherCpuCores() const {
+  if (cpuNs < 0 || machineBusyNs < 0 || wallNs <= 0)
+    return -1;
+  return std::max(0.0, (machineBusyNs - cpuNs) / wallNs);
 }
 
 std::vector<std::string>
@@ -140,6 +151,7 @@ CommandResult runCommand(const std::vector<std::string> &argv,
   posix_spawnattr_setflags(&attributes,
                            POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
 
+  std::optional<double> busyBefore = machineBusyCpuNs();
   auto start = std::chrono::steady_clock::now();
   pid_t pid = 0;
   int rc = posix_spawnp(&pid, args[0], &actions, &attributes, args.data(),
@@ -151,10 +163,16 @@ CommandResult runCommand(const std::vector<std::string> &argv,
     return result;
   }
   result.started = true;
-  int status = waitFor(pid, timeoutS, result.timedOut);
+  rusage usage{};
+  int status = waitFor(pid, timeoutS, result.timedOut, usage);
   result.wallNs = std::chrono::duration<double, std::nano>(
                       std::chrono::steady_clock::now() - start)
                       .count();
+  std::optional<double> busyAfter = machineBusyCpuNs();
+  auto ns = [](const timeval &t) { return t.tv_sec * 1e9 + t.tv_usec * 1e3; };
+  result.cpuNs = ns(usage.ru_utime) + ns(usage.ru_stime);
+  if (busyBefore && busyAfter)
+    result.machineBusyNs = *busyAfter - *busyBefore;
   if (WIFEXITED(status))
     result.exitStatus = WEXITSTATUS(status);
   else if (WIFSIGNALED(status))

@@ -3,7 +3,8 @@
 // Starts the command with posix_spawnp (so "not found" is a return value,
 // not a child that exits 127), with a given environment and its standard
 // output and error in files, waits for it (optionally with a time limit),
-// and times it on CLOCK_MONOTONIC.
+// and times it on CLOCK_MONOTONIC, with the CPU time it used and the CPU
+// time the rest of the machine used meanwhile (MachineLoad.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef PERFCC_DRIVER_RUNCOMMAND_H
@@ -22,6 +23,15 @@ struct CommandResult {
   int signal = 0;         ///< when a signal ended it
   bool timedOut = false;  ///< killed (SIGKILL) at the time limit
   double wallNs = 0;
+  /// CPU time of the command and the descendants it waited for (wait4's
+  /// rusage, user + system); -1 when unknown.
+  double cpuNs = -1;
+  /// Busy CPU time of the whole machine over the run (/proc/stat); -1
+  /// where it cannot be read.
+  double machineBusyNs = -1;
+  /// Cores used on average by everything but the command while it ran; -1
+  /// when unknown. Never below 0 (the two clocks tick differently).
+  double otherCpuCores() const;
   bool ok() const { return started && signal == 0 && exitStatus == 0; }
   /// "exited with status 3", "was killed by signal 11 (Segmentation
   /// fault)", "ran past the 60 s time limit".

@@ -1,6 +1,7 @@
 //===- SweepReport.cpp - sweep.json and report.md -------------------------===//
 #include "SweepReport.h"
 
+#include "MachineLoad.h"
 #include "ReportJson.h"
 #include "SpeedupReport.h"
 
@@ -56,6 +57,11 @@ json runJson(const SweepState &state, const RunRecord &r) {
                           : json(nullptr)},
       {"signal", r.command.signal ? json(r.command.signal) : json(nullptr)},
       {"wall_s", number(r.command.wallNs / 1e9)},
+      {"cpu_s",
+       r.command.cpuNs >= 0 ? number(r.command.cpuNs / 1e9) : json(nullptr)},
+      {"other_cpu_cores", r.command.otherCpuCores() >= 0
+                              ? number(r.command.otherCpuCores())
+                              : json(nullptr)},
       {"measured", r.measured}};
   if (state.plan.speedup())
     run["speedup_percent"] =
@@ -84,6 +90,17 @@ json runJson(const SweepState &state, const RunRecord &r) {
   }
   run["error"] = r.error.empty() ? json(nullptr) : json(r.error);
   return run;
+}
+
+/// What else ran on the machine during the runs made so far.
+json machineJson(const SweepState &state) {
+  MachineUse m = machineUseOf(state.records);
+  if (!m.known())
+    return json(nullptr);
+  return {{"cpus", m.cpus},
+          {"other_cpu_cores_mean", number(m.otherCoresMean)},
+          {"other_cpu_cores_max", number(m.otherCoresMax)},
+          {"busy", m.otherCoresMean > BusyMachineCores}};
 }
 
 json groupJson(const GroupAnalysis &g) {
@@ -177,6 +194,7 @@ std::string renderSweepJson(const SweepState &state,
       {"groups", groups},
       {"runs_planned", state.plan.runs.size()},
       {"runs", runs},
+      {"machine", machineJson(state)},
       {"warnings", state.warnings}};
   if (state.plan.speedup()) {
     json &settings = doc["settings"];
@@ -269,6 +287,12 @@ std::string renderMarkdown(const SweepState &state, const SweepAnalysis &a,
                     fmt::join(o.command, " "), state.records.size(),
                     state.plan.groups.size(), delays, state.plan.repeats,
                     state.plan.repeats, state.plan.seed, source);
+  if (MachineUse m = machineUseOf(state.records); m.known())
+    md += fmt::format(
+        "Other processes used {:.2f} of the {} CPUs on average "
+        "while the program ran ({:.2f} in the busiest run){}.\n\n",
+        m.otherCoresMean, m.cpus, m.otherCoresMax,
+        m.otherCoresMean > BusyMachineCores ? ": see the warning below" : "");
   md += "## Answer\n\n";
   for (std::size_t rank = 0; rank < a.ranking.size(); ++rank)
     md += fmt::format("{}. **{}**: {}\n", rank + 1,

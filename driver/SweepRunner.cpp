@@ -1,6 +1,8 @@
 //===- SweepRunner.cpp - run a sweep's plan, run by run -------------------===//
 #include "SweepRunner.h"
 
+#include "MachineLoad.h"
+
 #include "SweepProgress.h"
 #include "SweepReport.h"
 #include "perfcc/Selection.h"
@@ -8,6 +10,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -277,7 +280,35 @@ int runSweep(SweepState &state) {
   }
   progress.clear();
   state.status = "complete";
+  MachineUse machine = machineUseOf(state.records);
+  if (machine.known() && machine.otherCoresMean > BusyMachineCores) {
+    state.warnings.push_back(fmt::format(
+        "other processes used {:.2f} of the {} CPUs on average while the "
+        "program ran ({:.2f} in the busiest run): it did not have the machine "
+        "to itself, so its threads may have taken turns instead of running "
+        "side by side, which hides slack (thresholds read as linear); rerun "
+        "on a quiet machine",
+        machine.otherCoresMean, machine.cpus, machine.otherCoresMax));
+    fmt::print(stderr, "perfctl: warning: {}\n", state.warnings.back());
+  }
   return 0;
+}
+
+MachineUse machineUseOf(const std::vector<RunRecord> &records) {
+  MachineUse use;
+  use.cpus = usableCpus();
+  double otherNs = 0, wallNs = 0;
+  for (const RunRecord &record : records) {
+    double cores = record.command.otherCpuCores();
+    if (cores < 0)
+      continue;
+    otherNs += cores * record.command.wallNs;
+    wallNs += record.command.wallNs;
+    use.otherCoresMax = std::max(use.otherCoresMax, cores);
+  }
+  if (wallNs > 0)
+    use.otherCoresMean = otherNs / wallNs;
+  return use;
 }
 
 std::vector<SpeedupPoint> speedupPointsOf(const SweepState &state) {

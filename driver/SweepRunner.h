@@ -54,6 +54,17 @@ struct RunRecord {
   std::string error;
 };
 
+/// What else ran on the machine during a sweep's runs (MachineLoad.h).
+struct MachineUse {
+  unsigned cpus = 0;          ///< CPUs perfctl and its runs may use
+  double otherCoresMean = -1; ///< over all runs, weighted by their time
+  double otherCoresMax = -1;  ///< in the busiest run
+  bool known() const { return otherCoresMean >= 0; }
+};
+
+/// The machine use over \p records (every run made, measured or not).
+MachineUse machineUseOf(const std::vector<RunRecord> &records);
+
 struct SweepState {
   SweepOptions options;
   SweepPlan plan;

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Prints what a perfctl sweep.json says, one fact a line, for FileCheck.
 
-  sweepcheck.py summary OUT/sweep.json   status, runs, shapes, ranking
+  sweepcheck.py summary OUT/sweep.json   status, runs, whether the machine
+                                         was quiet, shapes, ranking
   sweepcheck.py order OUT/sweep.json     the run order: group delay repeat
   sweepcheck.py runs OUT/sweep.json      each run's fields are all there
   sweepcheck.py stdout OUT/sweep.json    each run's stdout, by group and delay
@@ -19,7 +20,8 @@ import json
 import sys
 
 RUN_FIELDS = ["index", "group", "armed", "delay_ns", "repeat", "folder",
-              "exit_status", "signal", "wall_s", "measured", "error"]
+              "exit_status", "signal", "wall_s", "cpu_s", "other_cpu_cores",
+              "measured", "error"]
 MEASURED_FIELDS = ["throughput", "work_units", "window_ns", "time_per_unit_ns",
                    "delayed_calls", "delivered_ns", "delay_per_unit_ns"]
 
@@ -29,12 +31,26 @@ def fail(message):
     sys.exit(1)
 
 
+def machine(doc):
+    """Whether the program had the machine to itself: the ground-truth
+    sweeps' answers assume it did."""
+    m = doc.get("machine")
+    if m is None:
+        print("machine unknown")
+    elif m["busy"]:
+        print("machine busy: other processes used %.2f of %d CPUs" % (
+            m["other_cpu_cores_mean"], m["cpus"]))
+    else:
+        print("machine quiet")
+
+
 def speedup(doc, truths):
     runs = doc["runs"]
     print("status %s mode %s" % (doc["status"], doc["settings"]["mode"]))
     print("runs %d of %d, measured %d" % (
         len(runs), doc["runs_planned"],
         sum(1 for r in runs if r["measured"])))
+    machine(doc)
     analysis = doc.get("analysis")
     if not analysis:
         print("no analysis")
@@ -101,6 +117,7 @@ def main():
     print("runs %d of %d, measured %d" % (
         len(runs), doc["runs_planned"],
         sum(1 for r in runs if r["measured"])))
+    machine(doc)
     analysis = doc.get("analysis")
     if not analysis:
         print("no analysis")
