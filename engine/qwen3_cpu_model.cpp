@@ -69,17 +69,24 @@ void Qwen3CpuModel::forward(ThreadPool &pool, const ForwardBatch &batch,
   grow(gate_, n * config_.intermediate_size);
   grow(up_, n * config_.intermediate_size);
 
+  // Each block leaves its output in h_ and the next norm adds it to the
+  // residual stream x_ (add_rms_norm: one pass, on every thread); the last
+  // block's output is added only to the rows that produce logits.
   embedding_lookup(embed_, batch.token_ids.data(), n, x_.data());
   for (size_t i = 0; i < layers_.size(); ++i) {
-    attention_block(pool, batch, layers_[i], kv.layer(int(i)), n);
+    attention_block(pool, batch, layers_[i], kv.layer(int(i)), n,
+                    /*pending_residual=*/i > 0);
     mlp_block(pool, layers_[i], n);
   }
 
   const int64_t rows = int64_t(batch.logits_rows.size());
   grow(last_, rows * hidden);
-  for (int64_t r = 0; r < rows; ++r)
-    std::memcpy(&last_[r * hidden], &x_[batch.logits_rows[r] * hidden],
-                hidden * sizeof(float));
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *x = &x_[batch.logits_rows[r] * hidden];
+    const float *d = &h_[batch.logits_rows[r] * hidden];
+    for (int64_t k = 0; k < hidden; ++k)
+      last_[r * hidden + k] = x[k] + d[k];
+  }
   rms_norm(last_.data(), final_norm_.data(), last_.data(), rows, hidden,
            float(config_.rms_norm_eps));
   matmul(pool, last_.data(), rows, lm_head_, logits);
@@ -87,13 +94,17 @@ void Qwen3CpuModel::forward(ThreadPool &pool, const ForwardBatch &batch,
 
 void Qwen3CpuModel::attention_block(ThreadPool &pool, const ForwardBatch &batch,
                                     const Layer &l, const PagedKv &kv,
-                                    int64_t n) {
+                                    int64_t n, bool pending_residual) {
   const int64_t hidden = config_.hidden_size, hd = config_.head_dim;
   const int heads = config_.num_attention_heads;
   const int kv_heads = config_.num_key_value_heads;
   const float eps = float(config_.rms_norm_eps);
 
-  rms_norm(pool, x_.data(), l.input_norm.data(), h_.data(), n, hidden, eps);
+  if (pending_residual)
+    add_rms_norm(pool, x_.data(), h_.data(), l.input_norm.data(), h_.data(), n,
+                 hidden, eps);
+  else
+    rms_norm(pool, x_.data(), l.input_norm.data(), h_.data(), n, hidden, eps);
   matmul(pool, h_.data(), n, l.q, q_.data());
   matmul(pool, h_.data(), n, l.k, k_.data());
   matmul(pool, h_.data(), n, l.v, v_.data());
@@ -113,25 +124,17 @@ void Qwen3CpuModel::attention_block(ThreadPool &pool, const ForwardBatch &batch,
   paged_attention(pool, q_.data(), heads, ab, kv, attn_scale_, attn_.data());
 
   matmul(pool, attn_.data(), n, l.o, h_.data());
-  float *x = x_.data();
-  const float *o = h_.data();
-  for (int64_t i = 0; i < n * hidden; ++i)
-    x[i] += o[i];
 }
 
 void Qwen3CpuModel::mlp_block(ThreadPool &pool, const Layer &l, int64_t n) {
   const int64_t hidden = config_.hidden_size;
-  rms_norm(pool, x_.data(), l.post_norm.data(), h_.data(), n, hidden,
-           float(config_.rms_norm_eps));
+  add_rms_norm(pool, x_.data(), h_.data(), l.post_norm.data(), h_.data(), n,
+               hidden, float(config_.rms_norm_eps));
   matmul(pool, h_.data(), n, l.gate, gate_.data());
   matmul(pool, h_.data(), n, l.up, up_.data());
   silu_mul(gate_.data(), up_.data(), gate_.data(), n,
            config_.intermediate_size);
   matmul(pool, gate_.data(), n, l.down, h_.data());
-  float *x = x_.data();
-  const float *d = h_.data();
-  for (int64_t i = 0; i < n * hidden; ++i)
-    x[i] += d[i];
 }
 
 } // namespace engine

@@ -37,8 +37,12 @@ private:
     std::vector<float> input_norm, post_norm, q_norm, k_norm;
     WeightMatrix q, k, v, o, gate, up, down;
   };
+  // Both blocks leave their output in h_ for the next norm to add to the
+  // residual stream x_. pending_residual: h_ holds the previous layer's
+  // output, not yet added (false for the first layer).
   void attention_block(ThreadPool &pool, const ForwardBatch &batch,
-                       const Layer &layer, const PagedKv &kv, int64_t n);
+                       const Layer &layer, const PagedKv &kv, int64_t n,
+                       bool pending_residual);
   void mlp_block(ThreadPool &pool, const Layer &layer, int64_t n);
 
   ModelConfig config_;

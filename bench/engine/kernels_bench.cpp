@@ -154,6 +154,28 @@ void bm_rms_norm(benchmark::State &state, int64_t rows) {
   }
 }
 
+// The residual add fused into the norm that follows it, against the add as
+// a plain loop on one thread followed by rms_norm.
+void bm_add_rms_norm(benchmark::State &state, int64_t rows, bool fused) {
+  const int64_t dim = 1024;
+  std::vector<float> residual(size_t(rows * dim), 0.5f), x(residual.size()),
+      w(size_t(dim), 1.0f), out(residual.size());
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = (i % 2 ? 1e-3f : -1e-3f); // keeps the residual from drifting
+  for (auto _ : state) {
+    if (fused) {
+      add_rms_norm(pool(), residual.data(), x.data(), w.data(), out.data(),
+                   rows, dim, 1e-6f);
+    } else {
+      for (size_t i = 0; i < residual.size(); ++i)
+        residual[i] += x[i];
+      rms_norm(pool(), residual.data(), w.data(), out.data(), rows, dim,
+               1e-6f);
+    }
+    benchmark::DoNotOptimize(out.data());
+  }
+}
+
 void bm_silu_mul(benchmark::State &state, int64_t rows) {
   const int64_t dim = 3072;
   std::vector<float> gu(size_t(rows * 2 * dim), 0.5f), out(size_t(rows * dim));
@@ -215,6 +237,11 @@ void register_all() {
     benchmark::RegisterBenchmark(("rms_norm/dim:1024" + r).c_str(), bm_rms_norm,
                                  rows)
         ->UseRealTime();
+    for (bool fused : {true, false})
+      benchmark::RegisterBenchmark(
+          ("add_rms_norm/dim:1024" + r + (fused ? "/fused" : "/loop")).c_str(),
+          bm_add_rms_norm, rows, fused)
+          ->UseRealTime();
     benchmark::RegisterBenchmark(("silu_mul/dim:3072" + r).c_str(), bm_silu_mul,
                                  rows)
         ->UseRealTime();
