@@ -270,12 +270,16 @@ int runSweep(SweepState &state) {
         record.targetNsPerCall = use.inclusiveNs / double(use.calls);
     }
     state.records.push_back(record);
-    progress.finished(description, result.wallNs,
-                      outcome->speedup && run.armed()
-                          ? fmt::format("{:.4g} units/s, virtually {:.4g}",
-                                        outcome->throughput,
-                                        outcome->virtualThroughput)
-                          : fmt::format("{:.4g} units/s", outcome->throughput));
+    std::string line =
+        outcome->speedup && run.armed()
+            ? fmt::format("{:.4g} units/s, virtually {:.4g}",
+                          outcome->throughput, outcome->virtualThroughput)
+            : fmt::format("{:.4g} units/s", outcome->throughput);
+    // Said as it happens, so a long sweep on a busy machine can be stopped.
+    if (result.otherCpuCores() > BusyMachineCores)
+      line += fmt::format(" (other processes used {:.2f} cores)",
+                          result.otherCpuCores());
+    progress.finished(description, result.wallNs, line);
     writeSweepJson(state, nullptr, error);
   }
   progress.clear();
