@@ -26,6 +26,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -206,21 +207,30 @@ int main(int argc, char **argv) {
     run(compiler, args);
   }
 
+  // Variables already in the environment stay as they are unless a flag
+  // names them.
+  for (const auto &[variable, value] : settings.environment)
+    setenv(variable.c_str(), value.c_str(), /*overwrite=*/1);
+  const char *targets = std::getenv("PERFCC_BUILD_TARGETS");
+
   std::vector<std::string> extra = additions(inv, installPrefix());
+  // The targets file decides what every object contains, so it is one of
+  // the object's inputs: listed in the dependency file (-MD, -M), it makes
+  // make, ninja and CMake rebuild what it affects when it changes.
+  if (inv.preprocesses() && targets && *targets) {
+    extra.push_back("-Xclang");
+    extra.push_back(
+        "-fdepfile-entry=" +
+        std::filesystem::absolute(targets).lexically_normal().string());
+  }
   // Options after a top-level `--` would be read as input files.
   auto at = args.begin();
   while (at != args.end() && *at != "--")
     ++at;
   args.insert(at, extra.begin(), extra.end());
 
-  // Variables already in the environment stay as they are unless a flag
-  // names them.
-  for (const auto &[variable, value] : settings.environment)
-    setenv(variable.c_str(), value.c_str(), /*overwrite=*/1);
-
   // The compiles of this build are done when it links: the report tells
   // which patterns of the targets file matched nothing anywhere.
-  const char *targets = std::getenv("PERFCC_BUILD_TARGETS");
   const char *report = std::getenv("PERFCC_BUILD_REPORT");
   if (inv.links() && targets && *targets && report && *report)
     for (const std::string &warning :
