@@ -6,6 +6,8 @@
 // iteration multiplies a different copy of the weight, taken in turn from a
 // 2 GiB pool (ENGINE_BENCH_POOL_MB) that no cache holds; GB/s counts weight
 // bytes, GFLOP/s 2·m·rows·cols. Threads: ENGINE_BENCH_THREADS (default 2).
+// ENGINE_BENCH_POOL_FILE takes the pool from a file mapping instead, as the
+// engine takes a model's weights.
 #include "engine/cpu/cpu_features.h"
 #include "engine/cpu/matmul.h"
 
@@ -17,7 +19,12 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <algorithm>
+#include <cstdio>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <vector>
 
 namespace {
@@ -47,15 +54,54 @@ ThreadPool &pool() {
 
 // Every 16-bit word is 0x3cXX: a small number read as bf16, f16 or (in pairs)
 // f32, so all three types can be cut from the same memory.
+void fill_weights(uint8_t *p, size_t bytes) {
+  uint16_t *w = reinterpret_cast<uint16_t *>(p);
+  for (size_t i = 0; i < bytes / 2; ++i)
+    w[i] = uint16_t(0x3c00 | ((uint32_t(i) * 2654435761u) >> 24));
+}
+
+// ENGINE_BENCH_POOL_FILE=PATH: the pool is that file (written once),
+// mapped read-only as the engine maps a model, so the weights sit in the
+// page cache's pages rather than in huge pages of anonymous memory.
+uint8_t *file_pool(const char *path) {
+  int fd = open(path, O_RDWR | O_CREAT, 0644);
+  struct stat st {};
+  if (fd < 0 || fstat(fd, &st) != 0) {
+    std::perror(path);
+    std::exit(2);
+  }
+  if (size_t(st.st_size) != pool_bytes()) {
+    std::vector<uint8_t> block(64 << 20);
+    fill_weights(block.data(), block.size());
+    if (ftruncate(fd, 0) != 0) {
+      std::perror(path);
+      std::exit(2);
+    }
+    for (size_t done = 0; done < pool_bytes(); done += block.size())
+      if (write(fd, block.data(), std::min(block.size(), pool_bytes() - done)) <
+          0) {
+        std::perror(path);
+        std::exit(2);
+      }
+  }
+  void *p = mmap(nullptr, pool_bytes(), PROT_READ, MAP_PRIVATE | MAP_POPULATE,
+                 fd, 0);
+  close(fd);
+  if (p == MAP_FAILED) {
+    std::perror(path);
+    std::exit(2);
+  }
+  return static_cast<uint8_t *>(p);
+}
+
 const uint8_t *weight_pool() {
   static uint8_t *data = [] {
+    if (const char *path = std::getenv("ENGINE_BENCH_POOL_FILE"); path && *path)
+      return file_pool(path);
     // Huge pages: faulting in 2 GiB of small pages takes many seconds.
     auto *p = static_cast<uint8_t *>(std::aligned_alloc(2 << 20, pool_bytes()));
     madvise(p, pool_bytes(), MADV_HUGEPAGE);
-    uint16_t *w = reinterpret_cast<uint16_t *>(p);
-    const size_t n = pool_bytes() / 2;
-    for (size_t i = 0; i < n; ++i)
-      w[i] = uint16_t(0x3c00 | ((uint32_t(i) * 2654435761u) >> 24));
+    fill_weights(p, pool_bytes());
     return p;
   }();
   return data;
