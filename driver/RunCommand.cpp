@@ -31,8 +31,10 @@ void onInterrupt(int) { gInterrupted = 1; }
 
 /// Waits for \p pid, at most \p timeoutS seconds when positive (through a
 /// pidfd; without one, no limit). Forwards SIGTERM once when perfctl itself
-/// is interrupted. Returns the wait status; sets \p timedOut and \p usage.
-int waitFor(pid_t pid, double timeoutS, bool &timedOut, rusage &usage) {
+/// is interrupted. Returns the wait status; sets \p timedOut, and \p usage
+/// when it returns true in \p reaped.
+int waitFor(pid_t pid, double timeoutS, bool &timedOut, rusage &usage,
+            bool &reaped) {
   int pidfd = -1;
 #ifdef SYS_pidfd_open
   if (timeoutS > 0)
@@ -66,8 +68,10 @@ int waitFor(pid_t pid, double timeoutS, bool &timedOut, rusage &usage) {
       }
     }
     pid_t done = wait4(pid, &status, 0, &usage);
-    if (done == pid)
+    if (done == pid) {
+      reaped = true;
       break;
+    }
     if (done < 0 && errno != EINTR)
       break;
   }
@@ -164,13 +168,15 @@ CommandResult runCommand(const std::vector<std::string> &argv,
   }
   result.started = true;
   rusage usage{};
-  int status = waitFor(pid, timeoutS, result.timedOut, usage);
+  bool reaped = false;
+  int status = waitFor(pid, timeoutS, result.timedOut, usage, reaped);
   result.wallNs = std::chrono::duration<double, std::nano>(
                       std::chrono::steady_clock::now() - start)
                       .count();
   std::optional<double> busyAfter = machineBusyCpuNs();
   auto ns = [](const timeval &t) { return t.tv_sec * 1e9 + t.tv_usec * 1e3; };
-  result.cpuNs = ns(usage.ru_utime) + ns(usage.ru_stime);
+  if (reaped)
+    result.cpuNs = ns(usage.ru_utime) + ns(usage.ru_stime);
   if (busyBefore && busyAfter)
     result.machineBusyNs = *busyAfter - *busyBefore;
   if (WIFEXITED(status))

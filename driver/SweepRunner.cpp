@@ -2,7 +2,6 @@
 #include "SweepRunner.h"
 
 #include "MachineLoad.h"
-
 #include "SweepProgress.h"
 #include "SweepReport.h"
 #include "perfcc/Selection.h"
