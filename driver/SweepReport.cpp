@@ -1,7 +1,6 @@
 //===- SweepReport.cpp - sweep.json and report.md -------------------------===//
 #include "SweepReport.h"
 
-#include "MachineLoad.h"
 #include "ReportJson.h"
 #include "SpeedupReport.h"
 
@@ -100,7 +99,7 @@ json machineJson(const SweepState &state) {
   return {{"cpus", m.cpus},
           {"other_cpu_cores_mean", number(m.otherCoresMean)},
           {"other_cpu_cores_max", number(m.otherCoresMax)},
-          {"busy", m.otherCoresMean > BusyMachineCores}};
+          {"busy", m.busy()}};
 }
 
 json groupJson(const GroupAnalysis &g) {
@@ -288,11 +287,11 @@ std::string renderMarkdown(const SweepState &state, const SweepAnalysis &a,
                     state.plan.groups.size(), delays, state.plan.repeats,
                     state.plan.repeats, state.plan.seed, source);
   if (MachineUse m = machineUseOf(state.records); m.known())
-    md += fmt::format(
-        "Other processes used {:.2f} of the {} CPUs on average "
-        "while the program ran ({:.2f} in the busiest run){}.\n\n",
-        m.otherCoresMean, m.cpus, m.otherCoresMax,
-        m.otherCoresMean > BusyMachineCores ? ": see the warning below" : "");
+    md +=
+        fmt::format("Other processes used {:.2f} of the {} CPUs on average "
+                    "while the program ran ({:.2f} in the busiest run){}.\n\n",
+                    m.otherCoresMean, m.cpus, m.otherCoresMax,
+                    m.busy() ? ": see the warning below" : "");
   md += "## Answer\n\n";
   for (std::size_t rank = 0; rank < a.ranking.size(); ++rank)
     md += fmt::format("{}. **{}**: {}\n", rank + 1,

@@ -284,7 +284,7 @@ int runSweep(SweepState &state) {
   progress.clear();
   state.status = "complete";
   MachineUse machine = machineUseOf(state.records);
-  if (machine.known() && machine.otherCoresMean > BusyMachineCores) {
+  if (machine.busy()) {
     state.warnings.push_back(fmt::format(
         "other processes used {:.2f} of the {} CPUs on average while the "
         "program ran ({:.2f} in the busiest run): it did not have the machine "

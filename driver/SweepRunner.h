@@ -15,6 +15,7 @@
 #ifndef PERFCC_DRIVER_SWEEPRUNNER_H
 #define PERFCC_DRIVER_SWEEPRUNNER_H
 
+#include "MachineLoad.h"
 #include "RunCommand.h"
 #include "RunResult.h"
 #include "SpeedupAnalysis.h"
@@ -60,6 +61,8 @@ struct MachineUse {
   double otherCoresMean = -1; ///< over all runs, weighted by their time
   double otherCoresMax = -1;  ///< in the busiest run
   bool known() const { return otherCoresMean >= 0; }
+  /// Busy enough that the sweep warns (MachineLoad.h).
+  bool busy() const { return otherCoresMean > BusyMachineCores; }
 };
 
 /// The machine use over \p records (every run made, measured or not).

@@ -169,8 +169,7 @@ void bm_add_rms_norm(benchmark::State &state, int64_t rows, bool fused) {
     } else {
       for (size_t i = 0; i < residual.size(); ++i)
         residual[i] += x[i];
-      rms_norm(pool(), residual.data(), w.data(), out.data(), rows, dim,
-               1e-6f);
+      rms_norm(pool(), residual.data(), w.data(), out.data(), rows, dim, 1e-6f);
     }
     benchmark::DoNotOptimize(out.data());
   }

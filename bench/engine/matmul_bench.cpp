@@ -11,17 +11,17 @@
 #include "engine/cpu/cpu_features.h"
 #include "engine/cpu/matmul.h"
 
+#include <algorithm>
 #include <benchmark/benchmark.h>
 #include <cblas.h>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <immintrin.h>
 #include <memory>
 #include <random>
 #include <string>
-#include <algorithm>
-#include <cstdio>
-#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -84,8 +84,8 @@ uint8_t *file_pool(const char *path) {
         std::exit(2);
       }
   }
-  void *p = mmap(nullptr, pool_bytes(), PROT_READ, MAP_PRIVATE | MAP_POPULATE,
-                 fd, 0);
+  void *p =
+      mmap(nullptr, pool_bytes(), PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
   close(fd);
   if (p == MAP_FAILED) {
     std::perror(path);
