@@ -1,9 +1,11 @@
 // Ground truth 1: two threads joined at the end of each round, one doing
-// twice the work of the other. A round's time is the long thread's time, so:
+// four times the work of the other. A round's time is the long thread's time, so:
 //  - slowing long_task slows the run linearly (every delayed ns counts);
 //  - slowing short_task changes nothing until the short thread becomes the
 //    longer one, then it counts fully: a threshold, with slack equal to the
-//    difference between the two threads.
+//    difference between the two threads. That slack is three times the short
+//    task's own cost, so the flat stretch stays wide on a faster CPU and on
+//    a machine where the threads sometimes take turns.
 // Throughput: progress point "rounds".
 // Usage: two_threads [rounds] [calls per round]
 #include "work.h"
@@ -19,7 +21,7 @@ namespace causal {
 __attribute__((noinline)) uint64_t short_task(uint64_t i) {
   return burn(20, i);
 }
-__attribute__((noinline)) uint64_t long_task(uint64_t i) { return burn(40, i); }
+__attribute__((noinline)) uint64_t long_task(uint64_t i) { return burn(80, i); }
 
 } // namespace causal
 

@@ -2,7 +2,8 @@
 """Prints what a perfctl sweep.json says, one fact a line, for FileCheck.
 
   sweepcheck.py summary OUT/sweep.json   status, runs, whether the machine
-                                         was quiet, shapes, ranking
+                                         was quiet, shapes, ranking, then each
+                                         group's cost per call and hinge
   sweepcheck.py order OUT/sweep.json     the run order: group delay repeat
   sweepcheck.py runs OUT/sweep.json      each run's fields are all there
   sweepcheck.py stdout OUT/sweep.json    each run's stdout, by group and delay
@@ -37,11 +38,11 @@ def machine(doc):
     m = doc.get("machine")
     if m is None:
         print("machine unknown")
-    elif m["busy"]:
-        print("machine busy: other processes used %.2f of %d CPUs" % (
-            m["other_cpu_cores_mean"], m["cpus"]))
     else:
-        print("machine quiet")
+        print("machine %s: other processes used %.2f of %d CPUs "
+              "(%.2f in the busiest run)" % (
+                  "busy" if m["busy"] else "quiet", m["other_cpu_cores_mean"],
+                  m["cpus"], m["other_cpu_cores_max"]))
 
 
 def speedup(doc, truths):
@@ -136,6 +137,16 @@ def main():
             print("group %s slack_us %.0f" % (
                 g["name"], g["slack_ns_per_call"] / 1000))
     print("ranking " + " ".join(analysis["ranking"]))
+    # Last, and not for CHECK lines: what a failure's log needs to tell a
+    # faster CPU (less slack per call) from noise (a weak hinge).
+    for g in analysis["groups"]:
+        hinge = g["fit"]["hinge"]
+        if hinge["ok"] and g.get("calls_per_unit") and \
+                g.get("target_ns_per_call") is not None:
+            print("detail %s: %.2f us a call, hinge knee %.2f us a call, "
+                  "p %.3f" % (g["name"], g["target_ns_per_call"] / 1000,
+                              hinge["knee_ns_per_unit"] / g["calls_per_unit"]
+                              / 1000, hinge["p"]))
 
 
 if __name__ == "__main__":
