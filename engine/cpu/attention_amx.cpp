@@ -7,6 +7,7 @@
 // keys (two rows interleaved), probabilities an A tile in bf16. The output
 // accumulates in fp32 memory, loaded into a result tile for each product;
 // rows whose running maximum grows are rescaled there first.
+#include "engine/cpu/amx_tiles.h"
 #include "engine/cpu/attention_kernels.h"
 #include "engine/cpu/simd_math.h"
 #include "engine/cpu/transpose16.h"
@@ -22,14 +23,6 @@ namespace engine::cpu_detail {
 namespace {
 
 constexpr int kRows = 32; // two A tiles of 16 query rows
-
-struct alignas(64) TileConfig {
-  uint8_t palette = 1;
-  uint8_t start_row = 0;
-  uint8_t reserved[14] = {};
-  uint16_t colsb[16] = {};
-  uint8_t rows[16] = {};
-};
 
 // 16 floats to 16 bf16 (round to nearest even).
 ENGINE_AMX inline __m256i to_bf16(__m512 v) {
@@ -93,12 +86,7 @@ template <DType T, int D> ENGINE_AMX void attend(const AttentionTile &t) {
     }
   }
 
-  TileConfig cfg;
-  for (int i = 0; i < 8; ++i) {
-    cfg.rows[i] = 16;
-    cfg.colsb[i] = 64;
-  }
-  _tile_loadconfig(&cfg);
+  configure_full_tiles();
 
   const __m512i lane =
       _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);

@@ -8,6 +8,7 @@
 // B tile of Xᵀ in pair layout is exactly a 16×16 transpose of 32-bit words of
 // the row-major bf16 x, built once per call by amx_pack(). Each result tile
 // is turned around (transpose16x16) on its way to y.
+#include "engine/cpu/amx_tiles.h"
 #include "engine/cpu/matmul_kernels.h"
 #include "engine/cpu/transpose16.h"
 
@@ -19,25 +20,6 @@
 
 namespace engine::cpu_detail {
 namespace {
-
-struct alignas(64) TileConfig {
-  uint8_t palette = 1;
-  uint8_t start_row = 0;
-  uint8_t reserved[14] = {};
-  uint16_t colsb[16] = {};
-  uint8_t rows[16] = {};
-};
-
-// Tiles 0-3: C (2×2 blocks of 16 weight rows × 16 x rows); 4, 5: A (weights);
-// 6, 7: B (x). All full size: 16 rows of 64 bytes.
-ENGINE_AMX void configure_tiles() {
-  TileConfig cfg;
-  for (int t = 0; t < 8; ++t) {
-    cfg.colsb[t] = 64;
-    cfg.rows[t] = 16;
-  }
-  _tile_loadconfig(&cfg);
-}
 
 // c: a 16×16 tile of y transposed (weight rows × x rows); writes x rows
 // [g·16, g·16 + valid) of y's columns [r, r + 16).
@@ -70,13 +52,15 @@ ENGINE_AMX void pack(const uint16_t *xb, int64_t stride, int64_t m,
     }
 }
 
+// Tiles 0-3: C (2×2 blocks of 16 weight rows × 16 x rows); 4, 5: A (weights);
+// 6, 7: B (x), all full size (configure_full_tiles).
 ENGINE_AMX void rows(const MatmulJob &job, int64_t r0, int64_t r1) {
   const int64_t cols = job.cols, kb_count = cols / 32;
   const int64_t groups = (job.m + 15) / 16;
   const int64_t lda = cols * 2; // bytes
   const uint16_t *w = static_cast<const uint16_t *>(job.w);
   alignas(64) float c[4][256];
-  configure_tiles();
+  configure_full_tiles();
   for (int64_t r = r0; r < r1; r += 32) {
     const bool two_a = r + 32 <= r1;
     const uint16_t *a0 = w + r * cols, *a1 = a0 + 16 * cols;

@@ -35,8 +35,8 @@ ENGINE_AVX512BF16 inline __m512 dot(__m512 acc, __m512i w, __m512i x) {
 // block<8, 1> a function of its own).
 template <int R, int M>
 ENGINE_AVX512BF16 __attribute__((noinline)) void
-block(const MatmulJob &job, int64_t r, int64_t i,
-                             int64_t k0, bool accumulate, const char *next) {
+block(const MatmulJob &job, int64_t r, int64_t i, int64_t k0, bool accumulate,
+      const char *next) {
   const int64_t cols = job.cols;
   const uint16_t *w = static_cast<const uint16_t *>(job.w) + r * cols;
   const uint16_t *x = job.xb + i * job.xb_stride;

@@ -1,5 +1,5 @@
 // Ground truth 1: two threads joined at the end of each round, one doing
-// four times the work of the other. A round's time is the long thread's time, so:
+// four times the work of the other. A round takes the long thread's time, so:
 //  - slowing long_task slows the run linearly (every delayed ns counts);
 //  - slowing short_task changes nothing until the short thread becomes the
 //    longer one, then it counts fully: a threshold, with slack equal to the
