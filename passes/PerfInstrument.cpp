@@ -41,6 +41,14 @@ using namespace llvm;
 namespace perfcc {
 namespace {
 
+/// A module of the perfcc runtime carries a global in PERFCC_RUNTIME_SECTION.
+bool isRuntimeModule(const Module &M) {
+  for (const GlobalVariable &G : M.globals())
+    if (G.hasSection() && G.getSection() == PERFCC_RUNTIME_SECTION)
+      return true;
+  return false;
+}
+
 /// Runs the pass over one module.
 class ModuleInstrumenter {
 public:
@@ -70,6 +78,7 @@ private:
   StructType *DescTy = nullptr;
   FunctionCallee Enter, Exit, Unwind, Resync;
   InstrumentationReport Report;
+  bool RuntimeModule = isRuntimeModule(M);
 };
 
 bool isDeviceTriple(const Triple &T) {
@@ -102,7 +111,8 @@ ModuleInstrumenter::neverInstrumentReason(const Function &F) const {
   if (F.getFnAttribute("function-instrument").getValueAsString() ==
       "xray-never")
     return std::string("marked xray_never_instrument");
-  if (compat::startsWith(F.getName(), "__perfcc_") ||
+  // A probe in the runtime would re-enter it from its own hot path.
+  if (RuntimeModule || compat::startsWith(F.getName(), "__perfcc_") ||
       compat::startsWith(F.getName(), "perfcc."))
     return std::string("part of the perfcc runtime");
   // Before CoroSplit a coroutine's returns are not its real exits; the split

@@ -1,4 +1,7 @@
 //===- perfrt_clock.cpp - choose and calibrate the clock ------------------===//
+#include "perfrt_noinstr.h"
+PERFRT_NOINSTR_BEGIN
+
 #include "perfrt_clock.h"
 
 #include <cpuid.h>
@@ -96,3 +99,5 @@ void clockCalibrate() {
 }
 
 } // namespace perfrt
+
+PERFRT_NOINSTR_END

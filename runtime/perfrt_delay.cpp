@@ -1,4 +1,7 @@
 //===- perfrt_delay.cpp - calibrated spin delays --------------------------===//
+#include "perfrt_noinstr.h"
+PERFRT_NOINSTR_BEGIN
+
 #include "perfrt_delay.h"
 
 #include "perfrt_clock.h"
@@ -100,7 +103,10 @@ void delayCall(ThreadState *t, uint32_t fn) {
   if (error > d->worstErrorTicks)
     d->worstErrorTicks = error;
   if (gRt.trace)
-    appendSpan(t, begin, begin + delivered, gDelay.delayTicks, fn, SpanDelay);
+    appendSpan(t, SpanRecord{begin, begin + delivered, gDelay.delayTicks, fn,
+                             SpanDelay});
 }
 
 } // namespace perfrt
+
+PERFRT_NOINSTR_END

@@ -6,6 +6,9 @@
 // unit tests link without these start-up and exit hooks.
 //
 //===----------------------------------------------------------------------===//
+#include "perfrt_noinstr.h"
+PERFRT_NOINSTR_BEGIN
+
 #include "perfrt_registry.h"
 #include "perfrt_runtime.h"
 #include "perfrt_thread.h"
@@ -18,16 +21,14 @@
 
 using namespace perfrt;
 
-__attribute__((constructor(102))) PERFRT_NOINSTR static void perfrtStart() {
-  runtimeInit();
-}
+__attribute__((constructor(102))) static void perfrtStart() { runtimeInit(); }
 
-__attribute__((destructor(102))) PERFRT_NOINSTR static void perfrtStop() {
+__attribute__((destructor(102))) static void perfrtStop() {
   runtimeFinish(false);
 }
 
-PERFRT_API PERFRT_NOINSTR void
-__perfcc_register(uint32_t abiVersion, perfcc_desc *begin, perfcc_desc *end) {
+PERFRT_API void __perfcc_register(uint32_t abiVersion, perfcc_desc *begin,
+                                  perfcc_desc *end) {
   runtimeInit();
   if (abiVersion != PERFCC_ABI_VERSION) {
     std::string line = "perfcc: a module was instrumented for probe ABI " +
@@ -44,12 +45,14 @@ __perfcc_register(uint32_t abiVersion, perfcc_desc *begin, perfcc_desc *end) {
                 gRt.delayTargets);
 }
 
-PERFRT_API PERFRT_NOINSTR void perfcc_flush(void) { runtimeFinish(false); }
+PERFRT_API void perfcc_flush(void) { runtimeFinish(false); }
 
-PERFRT_API PERFRT_NOINSTR void perfcc_set_thread_name(const char *name) {
+PERFRT_API void perfcc_set_thread_name(const char *name) {
   ThreadState *t = tlsState ? tlsState : createThreadState();
   if (!t || !name)
     return;
   std::snprintf(t->name, sizeof t->name, "%s", name);
   t->namedByApi = 1;
 }
+
+PERFRT_NOINSTR_END

@@ -1,4 +1,7 @@
 //===- perfrt_flags.cpp - parse and validate the runtime's settings -------===//
+#include "perfrt_noinstr.h"
+PERFRT_NOINSTR_BEGIN
+
 #include "perfrt_flags.h"
 
 #include <cerrno>
@@ -225,3 +228,5 @@ std::string flagsHelp() {
 }
 
 } // namespace perfrt
+
+PERFRT_NOINSTR_END

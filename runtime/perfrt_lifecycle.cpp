@@ -8,6 +8,9 @@
 // writes its own files.
 //
 //===----------------------------------------------------------------------===//
+#include "perfrt_noinstr.h"
+PERFRT_NOINSTR_BEGIN
+
 #include "perfrt_clock.h"
 #include "perfrt_delay.h"
 #include "perfrt_progress.h"
@@ -121,7 +124,7 @@ void initOnceBody() {
   gRt.startTicks = nowTicks();
   delayInit(gRt.flags);
   speedupInit(gRt.flags);
-  gRt.state.store(1);
+  gRt.state.store(Lifecycle::Running);
   gRt.recording.store(gRt.flags.mode != Mode::Off, std::memory_order_release);
 }
 
@@ -153,8 +156,8 @@ void sleepMs(long ms) {
 void runtimeInit() { pthread_once(&initOnce, initOnceBody); }
 
 void runtimeFinish(bool inSignal) {
-  int expected = 1;
-  if (!gRt.state.compare_exchange_strong(expected, 2))
+  Lifecycle expected = Lifecycle::Running;
+  if (!gRt.state.compare_exchange_strong(expected, Lifecycle::Finished))
     return;
   if (gRt.flags.mode == Mode::Off)
     return; // nothing was recorded, so nothing is written
@@ -221,3 +224,5 @@ void runtimeFinish(bool inSignal) {
 }
 
 } // namespace perfrt
+
+PERFRT_NOINSTR_END

@@ -15,6 +15,9 @@
 // from 33 to 27 ns here with the chunk and signalling changes of the writer.
 //
 //===----------------------------------------------------------------------===//
+#include "perfrt_noinstr.h"
+PERFRT_NOINSTR_BEGIN
+
 #include "perfrt_clock.h"
 #include "perfrt_delay.h"
 #include "perfrt_record.h"
@@ -29,8 +32,7 @@ using namespace perfrt;
 
 namespace {
 
-__attribute__((noinline)) PERFRT_NOINSTR void enterSlow(perfcc_desc *desc,
-                                                        uintptr_t sp) {
+__attribute__((noinline)) void enterSlow(perfcc_desc *desc, uintptr_t sp) {
   ThreadState *t = acquire();
   if (!t)
     return;
@@ -53,8 +55,8 @@ __attribute__((noinline)) PERFRT_NOINSTR void enterSlow(perfcc_desc *desc,
   release(t);
 }
 
-__attribute__((noinline)) PERFRT_NOINSTR void
-exitSlow(perfcc_desc *desc, uint64_t end, uint32_t flags, uint32_t bits) {
+__attribute__((noinline)) void exitSlow(perfcc_desc *desc, uint64_t end,
+                                        uint32_t flags, uint32_t bits) {
   ThreadState *t = acquire();
   if (!t)
     return;
@@ -68,57 +70,45 @@ exitSlow(perfcc_desc *desc, uint64_t end, uint32_t flags, uint32_t bits) {
   release(t);
 }
 
-/// The common exit in trace mode: the top frame is this function's and its
-/// chunk has room. Anything else goes to exitSlow.
-__attribute__((always_inline)) PERFRT_NOINSTR inline void
-exitWith(perfcc_desc *desc, uint32_t flags) {
+/// The common exit: the top frame is this function's and its chunk (trace
+/// mode) or its aggregates (summary mode) can take the call. Anything else
+/// goes to exitSlow.
+__attribute__((always_inline)) inline void exitWith(perfcc_desc *desc,
+                                                    uint32_t flags) {
   uint64_t end = nowTicks(); // first, so bookkeeping is not charged to the call
   uint32_t bits = desc->enabled;
   if (UNLIKELY(bits != PERFCC_ENABLED_RECORD))
     return exitSlow(desc, end, flags, bits);
   ThreadState *t = tlsState;
   if (UNLIKELY(!t || t->busy.load(std::memory_order_relaxed) || t->overflow ||
-               !t->depth))
+               !t->depth || t->stack[t->depth - 1].fn != desc->id))
     return exitSlow(desc, end, flags, bits);
-  uint32_t depth = t->depth;
-  Frame &f = t->stack[depth - 1];
-  if (UNLIKELY(f.fn != desc->id))
-    return exitSlow(desc, end, flags, bits);
-  // Where the call goes: a span in the chunk (trace mode) or the thread's
-  // aggregates (summary mode); first chunk or first call: slow path.
+  // Where the call goes; a first chunk or a first call takes the slow path.
   SpanChunk *c = nullptr;
   FnStats *s = nullptr;
   if (gRt.trace) {
     c = t->chunk;
-    if (UNLIKELY(!c || c->count == ChunkRecords))
+    if (UNLIKELY(!chunkHasRoom(c)))
       return exitSlow(desc, end, flags, bits);
   } else {
-    s = t->stats.find(f.fn);
+    s = t->stats.find(desc->id);
     if (UNLIKELY(!s))
       return exitSlow(desc, end, flags, bits);
   }
-  t->busy.store(1, std::memory_order_relaxed);
-  std::atomic_signal_fence(std::memory_order_seq_cst);
-  if (UNLIKELY(!gRt.recording.load(std::memory_order_relaxed))) {
-    t->busy.store(0, std::memory_order_relaxed);
+  if (UNLIKELY(!enterGuard(t)))
     return;
-  }
-  // popFrame for the cases known here.
-  t->depth = depth - 1;
-  uint64_t incl = end > f.start ? end - f.start : 0;
-  uint64_t excl = incl > f.childTicks ? incl - f.childTicks : 0;
-  if (depth > 1)
-    t->stack[depth - 2].childTicks += incl;
+  // popFrame for the cases checked above.
+  CompletedCall call = popTop(t, end);
   if (c)
-    appendSpan(t, f.start, end, excl, f.fn, flags);
+    storeSpan(c, SpanRecord{call.start, end, call.exclusive, call.fn, flags});
   else
-    s->add(incl, excl);
+    s->add(call.inclusive, call.exclusive);
   release(t);
 }
 
 } // namespace
 
-PERFRT_API PERFRT_NOINSTR void __perfcc_enter(perfcc_desc *desc) {
+PERFRT_API void __perfcc_enter(perfcc_desc *desc) {
   // The stack pointer here is a fixed distance below the caller's (this
   // function's prologue is the same on every call), which is all the repair
   // needs: an order between frames. Read directly, since
@@ -127,34 +117,24 @@ PERFRT_API PERFRT_NOINSTR void __perfcc_enter(perfcc_desc *desc) {
   __asm__("mov %%rsp, %0" : "=r"(sp));
   ThreadState *t = tlsState;
   if (UNLIKELY(!t || t->busy.load(std::memory_order_relaxed) ||
-               desc->enabled != PERFCC_ENABLED_RECORD || t->depth >= MaxDepth ||
-               needsRepair(t, sp)))
+               desc->enabled != PERFCC_ENABLED_RECORD || needsRepair(t, sp)))
     return enterSlow(desc, sp);
-  t->busy.store(1, std::memory_order_relaxed);
-  std::atomic_signal_fence(std::memory_order_seq_cst);
-  if (UNLIKELY(!gRt.recording.load(std::memory_order_relaxed))) {
-    t->busy.store(0, std::memory_order_relaxed);
+  if (UNLIKELY(!enterGuard(t)))
     return;
-  }
-  uint32_t depth = t->depth; // checked against MaxDepth above
-  Frame &f = t->stack[depth];
-  f.fn = desc->id;
-  f.sp = sp;
-  f.childTicks = 0;
-  t->depth = depth + 1;
-  f.start = nowTicks(); // last, so bookkeeping is not charged to the call
+  // Past MaxDepth pushFrame counts the call and returns null, as on the slow
+  // path.
+  if (Frame *f = pushFrame(t, desc->id, sp))
+    f->start = nowTicks(); // last, so bookkeeping is not charged to the call
   release(t);
 }
 
-PERFRT_API PERFRT_NOINSTR void __perfcc_exit(perfcc_desc *desc) {
-  exitWith(desc, 0);
-}
+PERFRT_API void __perfcc_exit(perfcc_desc *desc) { exitWith(desc, 0); }
 
-PERFRT_API PERFRT_NOINSTR void __perfcc_unwind(perfcc_desc *desc) {
+PERFRT_API void __perfcc_unwind(perfcc_desc *desc) {
   exitWith(desc, SpanUnwind);
 }
 
-PERFRT_API PERFRT_NOINSTR void __perfcc_resync(perfcc_desc *desc) {
+PERFRT_API void __perfcc_resync(perfcc_desc *desc) {
   if (!(desc->enabled & PERFCC_ENABLED_RECORD))
     return;
   ThreadState *t = acquire();
@@ -166,3 +146,5 @@ PERFRT_API PERFRT_NOINSTR void __perfcc_resync(perfcc_desc *desc) {
   closeAbove(t, desc->id, nowTicks());
   release(t);
 }
+
+PERFRT_NOINSTR_END

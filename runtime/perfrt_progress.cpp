@@ -1,4 +1,7 @@
 //===- perfrt_progress.cpp - count progress points ------------------------===//
+#include "perfrt_noinstr.h"
+PERFRT_NOINSTR_BEGIN
+
 #include "perfrt_progress.h"
 
 #include "perfrt_clock.h"
@@ -79,7 +82,7 @@ void countProgress(ProgressSlot &s, uint32_t id, uint64_t now) {
   if (!gRt.trace)
     return;
   if (ThreadState *t = acquire()) {
-    appendSpan(t, now, now, n, id, SpanCounter);
+    appendSpan(t, SpanRecord{now, now, n, id, SpanCounter});
     release(t);
   }
 }
@@ -108,8 +111,8 @@ void progressAfterFork() {
 
 using namespace perfrt;
 
-PERFRT_API PERFRT_NOINSTR void perfcc_progress(perf_progress_point *p) {
-  if (gRt.state.load(std::memory_order_relaxed) != 1)
+PERFRT_API void perfcc_progress(perf_progress_point *p) {
+  if (gRt.state.load(std::memory_order_relaxed) != Lifecycle::Running)
     return;
   payOwedDelay();
   ProgressSlot *s = slotOf(p, PERF_PROGRESS_THROUGHPUT);
@@ -118,8 +121,8 @@ PERFRT_API PERFRT_NOINSTR void perfcc_progress(perf_progress_point *p) {
   countProgress(*s, p->id, nowTicks());
 }
 
-PERFRT_API PERFRT_NOINSTR void perfcc_latency_begin(perf_progress_point *p) {
-  if (gRt.state.load(std::memory_order_relaxed) != 1)
+PERFRT_API void perfcc_latency_begin(perf_progress_point *p) {
+  if (gRt.state.load(std::memory_order_relaxed) != Lifecycle::Running)
     return;
   ProgressSlot *s = slotOf(p, PERF_PROGRESS_LATENCY);
   if (!s)
@@ -132,8 +135,8 @@ PERFRT_API PERFRT_NOINSTR void perfcc_latency_begin(perf_progress_point *p) {
   unlock(*s);
 }
 
-PERFRT_API PERFRT_NOINSTR void perfcc_latency_end(perf_progress_point *p) {
-  if (gRt.state.load(std::memory_order_relaxed) != 1)
+PERFRT_API void perfcc_latency_end(perf_progress_point *p) {
+  if (gRt.state.load(std::memory_order_relaxed) != Lifecycle::Running)
     return;
   payOwedDelay();
   ProgressSlot *s = slotOf(p, PERF_PROGRESS_LATENCY);
@@ -147,3 +150,5 @@ PERFRT_API PERFRT_NOINSTR void perfcc_latency_end(perf_progress_point *p) {
   unlock(*s);
   countProgress(*s, p->id, now);
 }
+
+PERFRT_NOINSTR_END

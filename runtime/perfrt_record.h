@@ -20,12 +20,10 @@
 
 namespace perfrt {
 
-__attribute__((always_inline)) inline void
-appendSpan(ThreadState *t, uint64_t start, uint64_t end, uint64_t exclusive,
-           uint32_t fn, uint32_t flags) {
-  SpanChunk *c = t->chunk;
-  if (__builtin_expect(!c || c->count == ChunkRecords, 0))
-    return spansAppendSlow(t, SpanRecord{start, end, exclusive, fn, flags});
+/// Stores \p r in chunk \p c, which has room (the caller checked). Also the
+/// trace-mode exit probe's fast path.
+__attribute__((always_inline)) inline void storeSpan(SpanChunk *c,
+                                                     const SpanRecord &r) {
   // Non-temporal stores: the writer thread reads a chunk on another core, so
   // a recycled chunk's lines live in that core's cache, and ordinary stores
   // would pull each line back first (measured: +15 ns a span). Streaming
@@ -33,35 +31,77 @@ appendSpan(ThreadState *t, uint64_t start, uint64_t end, uint64_t exclusive,
   // hands.
   static_assert(sizeof(SpanRecord) == 4 * sizeof(long long), "4 words");
   auto *dst = reinterpret_cast<long long *>(&c->records[c->count]);
-  _mm_stream_si64(dst + 0, (long long)start);
-  _mm_stream_si64(dst + 1, (long long)end);
-  _mm_stream_si64(dst + 2, (long long)exclusive);
-  _mm_stream_si64(dst + 3, (long long)(uint64_t(flags) << 32 | fn));
+  _mm_stream_si64(dst + 0, (long long)r.start);
+  _mm_stream_si64(dst + 1, (long long)r.end);
+  _mm_stream_si64(dst + 2, (long long)r.exclusive);
+  _mm_stream_si64(dst + 3, (long long)(uint64_t(r.flags) << 32 | r.fn));
   __atomic_store_n(&c->count, c->count + 1, __ATOMIC_RELEASE);
 }
 
-/// Records the completion of the top frame at \p end.
-__attribute__((always_inline)) inline void
-popFrame(ThreadState *t, uint64_t end, uint32_t flags) {
+/// True when the thread's current chunk can take one more span.
+__attribute__((always_inline)) inline bool chunkHasRoom(const SpanChunk *c) {
+  return c && c->count != ChunkRecords;
+}
+
+__attribute__((always_inline)) inline void appendSpan(ThreadState *t,
+                                                      const SpanRecord &r) {
+  if (__builtin_expect(!chunkHasRoom(t->chunk), 0))
+    return spansAppendSlow(t, r);
+  storeSpan(t->chunk, r);
+}
+
+/// A call taken off the shadow stack, with its times.
+struct CompletedCall {
+  uint64_t start, end;
+  uint64_t inclusive, exclusive;
+  uint32_t fn;
+};
+
+/// Pops the top frame at \p end and charges its inclusive time to the
+/// caller's frame. The one place a frame's times are computed: popFrame and
+/// the exit probe's fast path both use it.
+__attribute__((always_inline)) inline CompletedCall popTop(ThreadState *t,
+                                                           uint64_t end) {
   Frame &f = t->stack[--t->depth];
   uint64_t incl = end > f.start ? end - f.start : 0;
   uint64_t excl = incl > f.childTicks ? incl - f.childTicks : 0;
   if (t->depth)
     t->stack[t->depth - 1].childTicks += incl;
+  return CompletedCall{f.start, end, incl, excl, f.fn};
+}
+
+/// Records the completion of the top frame at \p end.
+__attribute__((always_inline)) inline void
+popFrame(ThreadState *t, uint64_t end, uint32_t flags) {
+  CompletedCall c = popTop(t, end);
   if (flags & SpanAbandoned)
     ++t->abandonedFrames;
   // In trace mode the writer charges the span to the aggregates, off this
   // thread; in summary mode there is no writer and this thread does it.
   if (gRt.trace)
-    appendSpan(t, f.start, end, excl, f.fn, flags);
-  else if (FnStats *s = t->stats.get(f.fn, t->arena))
-    s->add(incl, excl);
+    appendSpan(t, SpanRecord{c.start, c.end, c.exclusive, c.fn, flags});
+  else if (FnStats *s = t->stats.get(c.fn, t->arena))
+    s->add(c.inclusive, c.exclusive);
+}
+
+/// Sets \p t's recursion guard if the runtime still records; false (guard
+/// not held) once recording stopped. acquire() and the probes' fast paths
+/// share it.
+__attribute__((always_inline)) inline bool enterGuard(ThreadState *t) {
+  t->busy.store(1, std::memory_order_relaxed);
+  // Orders the guard against a signal handler on this same thread.
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  if (__builtin_expect(!gRt.recording.load(std::memory_order_relaxed), 0)) {
+    t->busy.store(0, std::memory_order_relaxed);
+    return false;
+  }
+  return true;
 }
 
 /// The calling thread's state if it may record now, else null. Sets the
 /// recursion guard; every non-null return must be paired with release().
 /// The probes' slow paths and the progress points use it; the fast paths
-/// inline the same steps.
+/// take the same guard (enterGuard) on a state they already checked.
 inline ThreadState *acquire() {
   ThreadState *t = tlsState;
   if (__builtin_expect(!t, 0)) {
@@ -74,14 +114,7 @@ inline ThreadState *acquire() {
   // A finished thread keeps `busy` set for good (see onThreadExit).
   if (t->busy.load(std::memory_order_relaxed))
     return nullptr;
-  t->busy.store(1, std::memory_order_relaxed);
-  // Orders the guard against a signal handler on this same thread.
-  std::atomic_signal_fence(std::memory_order_seq_cst);
-  if (!gRt.recording.load(std::memory_order_relaxed)) {
-    t->busy.store(0, std::memory_order_relaxed);
-    return nullptr;
-  }
-  return t;
+  return enterGuard(t) ? t : nullptr;
 }
 
 inline void release(ThreadState *t) {

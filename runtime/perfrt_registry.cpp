@@ -1,4 +1,7 @@
 //===- perfrt_registry.cpp - register descriptor sections -----------------===//
+#include "perfrt_noinstr.h"
+PERFRT_NOINSTR_BEGIN
+
 #include "perfrt_registry.h"
 
 #include "perfrt_speedup.h"
@@ -111,3 +114,5 @@ void Registry::resetForTest() {
 }
 
 } // namespace perfrt
+
+PERFRT_NOINSTR_END

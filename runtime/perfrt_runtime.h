@@ -15,16 +15,16 @@
 #include <cstdint>
 
 #define PERFRT_API extern "C" __attribute__((visibility("default")))
-// Every runtime function carries this, so the runtime is never instrumented
-// by perfcc, -finstrument-functions or XRay, whichever built it.
-#if defined(__clang__)
-#define PERFRT_NOINSTR                                                         \
-  __attribute__((no_instrument_function, xray_never_instrument))
-#else
-#define PERFRT_NOINSTR __attribute__((no_instrument_function))
-#endif
 
 namespace perfrt {
+
+/// Where the process is in the runtime's life. Moves forward only:
+/// New -> Running (runtimeInit) -> Finished (runtimeFinish, exactly once).
+enum class Lifecycle : int {
+  New,      // before start-up: settings not read yet
+  Running,  // settings read, probes may record
+  Finished, // the output was written (or is being written); nothing more is
+};
 
 struct Runtime {
   Flags flags;
@@ -36,7 +36,7 @@ struct Runtime {
   char program[256] = {};
   int pid = 0;
   uint64_t startTicks = 0;
-  std::atomic<int> state{0}; // 0 new, 1 running, 2 finished
+  std::atomic<Lifecycle> state{Lifecycle::New};
 };
 
 /// Constant-initialized and trivially destructible (see Flags).

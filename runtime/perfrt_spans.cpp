@@ -1,4 +1,7 @@
 //===- perfrt_spans.cpp - chunk pool and the writer thread ----------------===//
+#include "perfrt_noinstr.h"
+PERFRT_NOINSTR_BEGIN
+
 #include "perfrt_spans.h"
 
 #include "perfrt_runtime.h"
@@ -64,7 +67,7 @@ void pushQueue(SpanChunk *c) {
   }
 }
 
-PERFRT_NOINSTR void *writerMain(void *) {
+void *writerMain(void *) {
   pthread_setname_np(pthread_self(), "perfcc-writer");
   pthread_mutex_lock(&poolLock);
   for (;;) {
@@ -224,3 +227,5 @@ void spansAfterFork() {
 }
 
 } // namespace perfrt
+
+PERFRT_NOINSTR_END

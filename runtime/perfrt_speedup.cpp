@@ -1,4 +1,7 @@
 //===- perfrt_speedup.cpp - virtual speedups and the blocking rules -------===//
+#include "perfrt_noinstr.h"
+PERFRT_NOINSTR_BEGIN
+
 #include "perfrt_speedup.h"
 
 #include "perfrt_clock.h"
@@ -95,8 +98,7 @@ using namespace perfrt;
 // (measured: a consumer-bound pipeline lost 6% of real throughput, and the
 // prediction half its gain).
 
-PERFRT_API PERFRT_NOINSTR int pthread_cond_wait(pthread_cond_t *cond,
-                                                pthread_mutex_t *mutex) {
+PERFRT_API int pthread_cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex) {
   static auto real =
       next<int (*)(pthread_cond_t *, pthread_mutex_t *)>("pthread_cond_wait");
   ThreadState *t = speedupThread();
@@ -108,9 +110,9 @@ PERFRT_API PERFRT_NOINSTR int pthread_cond_wait(pthread_cond_t *cond,
   return rc;
 }
 
-PERFRT_API PERFRT_NOINSTR int
-pthread_cond_timedwait(pthread_cond_t *cond, pthread_mutex_t *mutex,
-                       const struct timespec *until) {
+PERFRT_API int pthread_cond_timedwait(pthread_cond_t *cond,
+                                      pthread_mutex_t *mutex,
+                                      const struct timespec *until) {
   static auto real =
       next<int (*)(pthread_cond_t *, pthread_mutex_t *, const timespec *)>(
           "pthread_cond_timedwait");
@@ -122,3 +124,5 @@ pthread_cond_timedwait(pthread_cond_t *cond, pthread_mutex_t *mutex,
     speedupSkip(t);
   return rc;
 }
+
+PERFRT_NOINSTR_END

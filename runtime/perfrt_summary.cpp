@@ -1,4 +1,7 @@
 //===- perfrt_summary.cpp - write the summary JSON ------------------------===//
+#include "perfrt_noinstr.h"
+PERFRT_NOINSTR_BEGIN
+
 #include "perfrt_summary.h"
 
 #include "perfrt_clock.h"
@@ -309,3 +312,5 @@ bool summaryWrite(char *path, unsigned pathSize, const char *traceFile) {
 }
 
 } // namespace perfrt
+
+PERFRT_NOINSTR_END

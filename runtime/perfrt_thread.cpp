@@ -1,4 +1,7 @@
 //===- perfrt_thread.cpp - per-thread state: creation, repair, exit -------===//
+#include "perfrt_noinstr.h"
+PERFRT_NOINSTR_BEGIN
+
 #include "perfrt_clock.h"
 #include "perfrt_record.h"
 #include "perfrt_speedup.h"
@@ -49,7 +52,7 @@ namespace {
 
 /// Thread exit: close what is still open, hand the chunk to the writer, and
 /// make later probes on this thread (other TLS destructors) return at once.
-PERFRT_NOINSTR void onThreadExit(void *arg) {
+void onThreadExit(void *arg) {
   auto *t = static_cast<ThreadState *>(arg);
   if (t->busy.load(std::memory_order_acquire) || t->dead)
     return;
@@ -128,3 +131,5 @@ void threadsAfterFork() {
 }
 
 } // namespace perfrt
+
+PERFRT_NOINSTR_END

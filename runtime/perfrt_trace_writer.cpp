@@ -1,4 +1,7 @@
 //===- perfrt_trace_writer.cpp - stream spans as Chrome trace events ------===//
+#include "perfrt_noinstr.h"
+PERFRT_NOINSTR_BEGIN
+
 #include "perfrt_trace_writer.h"
 
 #include "perfrt_clock.h"
@@ -286,3 +289,5 @@ void traceAfterFork() {
 }
 
 } // namespace perfrt
+
+PERFRT_NOINSTR_END
