@@ -61,7 +61,7 @@ void calibrate() {
 } // namespace
 
 void delayInit(const Flags &flags) {
-  gDelay.armed = flags.delayTargets[0] != '\0';
+  gDelay.armed = !flags.delayTargets.empty();
   gDelay.delayNs = flags.delayNs;
   gDelay.frequency = flags.frequency ? flags.frequency : 1;
   if (gDelay.armed)

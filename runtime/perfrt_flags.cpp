@@ -9,136 +9,24 @@ PERFRT_NOINSTR_BEGIN
 #include <cstring>
 
 namespace perfrt {
-namespace {
 
-struct Alias {
-  const char *alias, *name;
-};
-// The speed-bump methodology's names for the delay settings.
-constexpr Alias Aliases[] = {
-    {"SPEED_BUMP_TARGETS", "PERFCC_DELAY_TARGETS"},
-    {"SPEED_BUMP_DELAY_NS", "PERFCC_DELAY_NS"},
-    {"SPEED_BUMP_FREQUENCY", "PERFCC_FREQUENCY"},
-    {"SPEED_BUMP_START_MS", "PERFCC_START_MS"},
-    {"SPEED_BUMP_DURATION_MS", "PERFCC_DURATION_MS"},
-};
+// Every default in the table parses (a bad one fails to compile here).
+static constexpr Flags Defaults{};
+static_assert(Defaults.frequency == 1 && Defaults.mode == Mode::Trace,
+              "the table's defaults are what the docs say");
+
+namespace {
 
 std::string bad(const char *name, const char *value, const char *problem) {
   return std::string("perfcc: ") + name + "='" + value + "': " + problem;
 }
-
-bool parseU64(const char *s, uint64_t &out) {
-  if (!*s || *s == '-' || *s == '+' || *s == ' ')
-    return false;
-  char *end = nullptr;
-  errno = 0;
-  unsigned long long v = std::strtoull(s, &end, 10);
-  if (errno == ERANGE || *end)
-    return false;
-  out = v;
-  return true;
-}
-
-bool parse(const char *name, const char *s, Path &v, std::string &error) {
-  size_t n = std::strlen(s);
-  if (n >= PathMax)
-    return error = bad(name, s, "path too long"), false;
-  std::memcpy(v, s, n + 1);
-  return true;
-}
-bool parse(const char *name, const char *s, Mode &v, std::string &error) {
-  if (!std::strcmp(s, "trace"))
-    v = Mode::Trace;
-  else if (!std::strcmp(s, "summary"))
-    v = Mode::Summary;
-  else if (!std::strcmp(s, "off"))
-    v = Mode::Off;
-  else
-    return error = bad(name, s, "expected trace, summary or off"), false;
-  return true;
-}
-bool parse(const char *name, const char *s, Cupti &v, std::string &error) {
-  if (!std::strcmp(s, "auto"))
-    v = Cupti::Auto;
-  else if (!std::strcmp(s, "on"))
-    v = Cupti::On;
-  else if (!std::strcmp(s, "off"))
-    v = Cupti::Off;
-  else
-    return error = bad(name, s, "expected auto, on or off"), false;
-  return true;
-}
-bool parse(const char *name, const char *s, ClockChoice &v,
-           std::string &error) {
-  if (!std::strcmp(s, "auto"))
-    v = ClockChoice::Auto;
-  else if (!std::strcmp(s, "tsc"))
-    v = ClockChoice::Tsc;
-  else if (!std::strcmp(s, "monotonic"))
-    v = ClockChoice::Monotonic;
-  else
-    return error = bad(name, s, "expected auto, tsc or monotonic"), false;
-  return true;
-}
-bool parse(const char *name, const char *s, bool &v, std::string &error) {
-  if (!std::strcmp(s, "1") || !std::strcmp(s, "on") || !std::strcmp(s, "true"))
-    v = true;
-  else if (!std::strcmp(s, "0") || !std::strcmp(s, "off") ||
-           !std::strcmp(s, "false"))
-    v = false;
-  else
-    return error = bad(name, s, "expected 1/on/true or 0/off/false"), false;
-  return true;
-}
-bool parse(const char *name, const char *s, uint64_t &v, std::string &error) {
-  if (!parseU64(s, v))
-    return error = bad(name, s, "expected a non-negative integer"), false;
-  return true;
-}
-bool parseDuration(const char *name, const char *s, uint64_t &v,
-                   std::string &error) {
-  std::string text(s);
-  uint64_t scale = 1;
-  struct Suffix {
-    const char *s;
-    uint64_t scale;
-  };
-  for (Suffix suf : {Suffix{"ns", 1}, Suffix{"us", 1000}, Suffix{"ms", 1000000},
-                     Suffix{"s", 1000000000}}) {
-    size_t n = std::strlen(suf.s);
-    if (text.size() > n && text.compare(text.size() - n, n, suf.s) == 0 &&
-        (n != 1 ||
-         (text[text.size() - 2] >= '0' && text[text.size() - 2] <= '9'))) {
-      text.resize(text.size() - n);
-      scale = suf.scale;
-      break;
-    }
-  }
-  uint64_t n = 0;
-  if (!parseU64(text.c_str(), n) || (n && n > UINT64_MAX / scale))
-    return error = bad(name, s,
-                       "expected a non-negative duration such as 500, 10us, "
-                       "2ms"),
-           false;
-  v = n * scale;
-  return true;
-}
-
-// Kinds map onto the parse overloads; Path and Duration need their own.
-#define PERFRT_PARSE_Path(name, s, f, e) parse(name, s, f, e)
-#define PERFRT_PARSE_Mode(name, s, f, e) parse(name, s, f, e)
-#define PERFRT_PARSE_Cupti(name, s, f, e) parse(name, s, f, e)
-#define PERFRT_PARSE_Clock(name, s, f, e) parse(name, s, f, e)
-#define PERFRT_PARSE_Bool(name, s, f, e) parse(name, s, f, e)
-#define PERFRT_PARSE_U64(name, s, f, e) parse(name, s, f, e)
-#define PERFRT_PARSE_Duration(name, s, f, e) parseDuration(name, s, f, e)
 
 /// The value of \p name, or of its alias; both set with different values is
 /// an error rather than a silent choice.
 const char *lookup(const char *name, const char *(*getenv)(const char *),
                    std::string &error, bool &failed) {
   const char *value = getenv(name);
-  for (const Alias &a : Aliases) {
+  for (const FlagAlias &a : Aliases) {
     if (std::strcmp(a.name, name) != 0)
       continue;
     const char *other = getenv(a.alias);
@@ -160,18 +48,18 @@ bool parseFlags(Flags &flags, std::string &error,
   bool failed = false;
 #define PERFRT_FLAG(field, name, kind, def, help)                              \
   if (!failed) {                                                               \
-    PERFRT_PARSE_##kind(name, def, flags.field, error);                        \
     const char *value = lookup(name, getenv, error, failed);                   \
-    if (!failed && value &&                                                    \
-        !PERFRT_PARSE_##kind(name, value, flags.field, error))                 \
+    if (!failed && value && !FlagKinds::kind::parse(value, flags.field)) {     \
+      error = bad(name, value, FlagKinds::kind::expected);                     \
       failed = true;                                                           \
+    }                                                                          \
   }
 #include "perfrt_flags.inc"
 #undef PERFRT_FLAG
   if (failed)
     return false;
 
-  if (!flags.out[0])
+  if (flags.out.empty())
     return error = "perfcc: PERFCC_OUT='': expected a folder", false;
   if (flags.frequency == 0)
     return error = bad("PERFCC_FREQUENCY", "0", "expected at least 1"), false;
@@ -181,7 +69,8 @@ bool parseFlags(Flags &flags, std::string &error,
   // A window or a frequency without anything to delay would be ignored:
   // refuse it instead. (A window alone still bounds the throughput the
   // progress points measure, so it is accepted with delays or without.)
-  if ((flags.delayNs != 0 || flags.frequency != 1) && !flags.delayTargets[0])
+  if ((flags.delayNs != 0 || flags.frequency != 1) &&
+      flags.delayTargets.empty())
     return error = "perfcc: PERFCC_DELAY_NS/PERFCC_FREQUENCY set without "
                    "PERFCC_DELAY_TARGETS: nothing would be delayed",
            false;
@@ -190,7 +79,7 @@ bool parseFlags(Flags &flags, std::string &error,
                    std::to_string(flags.speedupPercent) +
                    "': expected 0 to 100",
            false;
-  if (flags.speedupPercent && !flags.delayTargets[0])
+  if (flags.speedupPercent && flags.delayTargets.empty())
     return error = "perfcc: PERFCC_SPEEDUP_PERCENT set without "
                    "PERFCC_DELAY_TARGETS: nothing would be sped up",
            false;
@@ -199,7 +88,7 @@ bool parseFlags(Flags &flags, std::string &error,
                    "PERFCC_FREQUENCY: a virtual speedup and speed bumps are "
                    "two experiments; run them separately",
            false;
-  if (flags.mode == Mode::Off && flags.delayTargets[0])
+  if (flags.mode == Mode::Off && !flags.delayTargets.empty())
     return error = "perfcc: PERFCC_MODE='off' with PERFCC_DELAY_TARGETS: the "
                    "probes are off, so nothing would be delayed (use "
                    "PERFCC_MODE=summary)",
@@ -218,13 +107,13 @@ bool parseFlags(Flags &flags, std::string &error,
 
 std::string flagsHelp() {
   std::string text = "perfcc runtime settings (environment variables):\n";
-#define PERFRT_FLAG(field, name, kind, def, help)                              \
-  text += std::string("  ") + name + " (default '" + def + "'): " + help + "\n";
-#include "perfrt_flags.inc"
-#undef PERFRT_FLAG
-  text += "  aliases: SPEED_BUMP_TARGETS, SPEED_BUMP_DELAY_NS, "
-          "SPEED_BUMP_FREQUENCY, SPEED_BUMP_START_MS, SPEED_BUMP_DURATION_MS\n";
-  return text;
+  for (const FlagInfo &f : FlagTable)
+    text += std::string("  ") + f.name + " (default '" + f.defaultText +
+            "'): " + f.help + "\n";
+  text += "  aliases:";
+  for (const FlagAlias &a : Aliases)
+    text += std::string(&a == Aliases ? " " : ", ") + a.alias;
+  return text + "\n";
 }
 
 } // namespace perfrt

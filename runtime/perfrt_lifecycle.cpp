@@ -86,25 +86,26 @@ void initOnceBody() {
   }
   if (gRt.flags.help)
     writeStderr(flagsHelp());
-  if (gRt.flags.targets[0]) {
+  if (!gRt.flags.targets.empty()) {
     std::optional<perfcc::Selection> targets =
-        perfcc::Selection::parseFile(gRt.flags.targets, error);
+        perfcc::Selection::parseFile(gRt.flags.targets.c_str(), error);
     if (!targets) {
       writeStderr("perfcc: PERFCC_TARGETS: " + error);
       _exit(2);
     }
     gRt.targets = new perfcc::Selection(std::move(*targets));
   }
-  if (gRt.flags.delayTargets[0]) {
+  if (!gRt.flags.delayTargets.empty()) {
     std::optional<perfcc::Selection> delays =
-        perfcc::Selection::parseFile(gRt.flags.delayTargets, error);
+        perfcc::Selection::parseFile(gRt.flags.delayTargets.c_str(), error);
     if (!delays) {
       writeStderr("perfcc: PERFCC_DELAY_TARGETS: " + error);
       _exit(2);
     }
     if (delays->rules().empty()) {
       writeStderr(std::string("perfcc: PERFCC_DELAY_TARGETS: ") +
-                  gRt.flags.delayTargets + ": selects nothing to delay");
+                  gRt.flags.delayTargets.c_str() +
+                  ": selects nothing to delay");
       _exit(2);
     }
     gRt.delayTargets = new perfcc::Selection(std::move(*delays));

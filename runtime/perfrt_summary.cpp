@@ -91,7 +91,7 @@ void writeWindowDelayProgress(JsonOut &out) {
   out.key("armed", true).raw(gDelay.armed ? "true" : "false");
   out.key("ns").u64(gDelay.delayNs);
   out.key("frequency").u64(gDelay.frequency);
-  out.key("targets").str(gRt.flags.delayTargets);
+  out.key("targets").str(gRt.flags.delayTargets.c_str());
   out.key("calibration").ch('{');
   out.key("clock_read_ns", true).dbl(gDelay.clockReadNs);
   out.key("min_delay_ns").dbl(gDelay.minDelayNs);

@@ -156,13 +156,13 @@ void writeNameEvent(const char *what, uint32_t tid, const char *name) {
 } // namespace
 
 void outputPath(const char *kind, char *path, unsigned size) {
-  std::snprintf(path, size, "%s/%s.%d.%s.json", gRt.flags.out, gRt.program,
-                gRt.pid, kind);
+  std::snprintf(path, size, "%s/%s.%d.%s.json", gRt.flags.out.c_str(),
+                gRt.program, gRt.pid, kind);
 }
 
 int makeOutputDir() {
   char dir[4096];
-  std::snprintf(dir, sizeof dir, "%s", gRt.flags.out);
+  std::snprintf(dir, sizeof dir, "%s", gRt.flags.out.c_str());
   for (char *p = dir + 1; *p; ++p) {
     if (*p != '/')
       continue;
@@ -179,8 +179,8 @@ void traceSpillChunk(SpanChunk *c) {
   uint32_t n = __atomic_load_n(&c->count, __ATOMIC_ACQUIRE);
   if (spillFd < 0 && !spillFailed) {
     makeOutputDir();
-    std::snprintf(spillPath, sizeof spillPath, "%s/.%s.%d.spans", gRt.flags.out,
-                  gRt.program, gRt.pid);
+    std::snprintf(spillPath, sizeof spillPath, "%s/.%s.%d.spans",
+                  gRt.flags.out.c_str(), gRt.program, gRt.pid);
     spillFd = ::open(spillPath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     spillFailed = spillFd < 0;
   }

@@ -4,7 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <fstream>
 #include <map>
+#include <regex>
+#include <sstream>
 #include <string>
 
 using namespace perfrt;
@@ -27,9 +31,9 @@ TEST(Flags, DefaultsFollowTheDesign) {
   Flags f;
   std::string error;
   ASSERT_TRUE(parseWith({}, f, error)) << error;
-  EXPECT_STREQ(f.out, "./perfcc-out");
+  EXPECT_STREQ(f.out.c_str(), "./perfcc-out");
   EXPECT_EQ(f.mode, Mode::Trace);
-  EXPECT_STREQ(f.targets, "");
+  EXPECT_STREQ(f.targets.c_str(), "");
   EXPECT_EQ(f.frequency, 1u);
   EXPECT_EQ(f.cupti, Cupti::Auto);
   EXPECT_EQ(f.bufferMb, 64u);
@@ -47,9 +51,9 @@ TEST(Flags, ValuesOfEveryKindParse) {
                          {"PERFCC_HELP", "1"}},
                         f, error))
       << error;
-  EXPECT_STREQ(f.out, "/tmp/x");
+  EXPECT_STREQ(f.out.c_str(), "/tmp/x");
   EXPECT_EQ(f.mode, Mode::Summary);
-  EXPECT_STREQ(f.targets, "t.txt");
+  EXPECT_STREQ(f.targets.c_str(), "t.txt");
   EXPECT_EQ(f.bufferMb, 8u);
   EXPECT_EQ(f.clock, ClockChoice::Monotonic);
   EXPECT_EQ(f.cupti, Cupti::Off);
@@ -118,7 +122,7 @@ TEST(Flags, DelaySettingsAndAliasesParse) {
                          {"SPEED_BUMP_DURATION_MS", "500"}},
                         f, error))
       << error;
-  EXPECT_STREQ(f.delayTargets, "d.txt");
+  EXPECT_STREQ(f.delayTargets.c_str(), "d.txt");
   EXPECT_EQ(f.delayNs, 10000u);
   EXPECT_EQ(f.frequency, 4u);
   EXPECT_EQ(f.startMs, 100u);
@@ -144,14 +148,64 @@ TEST(Flags, AliasesThatDisagreeAreAnError) {
                    "disagree; set one of them");
 }
 
-TEST(Flags, HelpListsEveryVariable) {
+TEST(Flags, HelpPrintsEveryLineOfTheTable) {
   std::string help = flagsHelp();
-  for (const char *name :
-       {"PERFCC_OUT", "PERFCC_MODE", "PERFCC_TARGETS", "PERFCC_DELAY_TARGETS",
-        "PERFCC_DELAY_NS", "PERFCC_FREQUENCY", "PERFCC_START_MS",
-        "PERFCC_DURATION_MS", "PERFCC_CUPTI", "PERFCC_NVTX",
-        "SPEED_BUMP_TARGETS"})
-    EXPECT_NE(help.find(name), std::string::npos) << name;
+  for (const FlagInfo &f : FlagTable)
+    EXPECT_NE(help.find(std::string("  ") + f.name + " (default '" +
+                        f.defaultText + "'): " + f.help + "\n"),
+              std::string::npos)
+        << f.name;
+  for (const FlagAlias &a : Aliases)
+    EXPECT_NE(help.find(a.alias), std::string::npos) << a.alias;
+  EXPECT_EQ(std::count(help.begin(), help.end(), '\n'),
+            std::size(FlagTable) + 2);
+}
+
+/// The rows of docs/runtime.md's settings table: first cell (variable and
+/// aliases) -> last cell (default).
+std::map<std::string, std::string> documentedSettings() {
+  std::ifstream in(PERFCC_SOURCE_DIR "/docs/runtime.md");
+  std::map<std::string, std::string> rows;
+  std::string line;
+  std::regex row(R"(^\| `(PERFCC_[A-Z_]+)`([^|]*)\|.*\| ([^|]+) \|$)");
+  for (std::smatch m; std::getline(in, line);)
+    if (std::regex_match(line, m, row))
+      rows[m[1]] = m[2].str() + "|" + m[3].str();
+  return rows;
+}
+
+TEST(Flags, DocsDocumentEverySettingWithItsDefaultAndAliases) {
+  std::map<std::string, std::string> rows = documentedSettings();
+  ASSERT_FALSE(rows.empty()) << "no settings table in docs/runtime.md";
+  for (const FlagInfo &f : FlagTable) {
+    auto it = rows.find(f.name);
+    ASSERT_NE(it, rows.end()) << f.name << " is not in docs/runtime.md";
+    std::string cell = it->second.substr(it->second.find('|') + 1);
+    std::string expected =
+        *f.defaultText ? std::string("`") + f.defaultText + "`" : "unset";
+    EXPECT_EQ(cell.substr(0, expected.size()), expected)
+        << f.name << ": docs/runtime.md says the default is '" << cell << "'";
+  }
+  for (const FlagAlias &a : Aliases)
+    EXPECT_NE(rows[a.name].find(a.alias), std::string::npos)
+        << a.alias << " is not documented in the row of " << a.name;
+  // And nothing documented that the runtime does not read.
+  for (const auto &[name, cell] : rows)
+    EXPECT_TRUE(std::any_of(std::begin(FlagTable), std::end(FlagTable),
+                            [&](const FlagInfo &f) { return name == f.name; }))
+        << name << " is documented but not a setting";
+}
+
+TEST(Flags, DefaultsOfTheTableAreTheFieldsDefaults) {
+  // Flags{} holds the table's defaults; parsing an empty environment keeps
+  // them.
+  Flags f;
+  std::string error;
+  ASSERT_TRUE(parseWith({}, f, error)) << error;
+  EXPECT_EQ(f.delayNs, 0u);
+  EXPECT_EQ(f.traceMaxMb, 1024u);
+  EXPECT_EQ(f.clock, ClockChoice::Auto);
+  EXPECT_FALSE(f.help);
 }
 
 } // namespace
