@@ -17,6 +17,7 @@
 #include "PerfInstrument.h"
 
 #include "Compat.h"
+#include "DescriptorType.h"
 #include "FunctionInfo.h"
 #include "InstrumentationReport.h"
 #include "perfcc/ABI.h"
@@ -75,7 +76,7 @@ private:
   const PassOptions &Opts;
   Type *Int32;
   PointerType *Ptr;
-  StructType *DescTy = nullptr;
+  StructType *DescTy = descriptorType(Ctx);
   FunctionCallee Enter, Exit, Unwind, Resync;
   InstrumentationReport Report;
   bool RuntimeModule = isRuntimeModule(M);
@@ -194,17 +195,17 @@ Constant *ModuleInstrumenter::createString(StringRef S, const Twine &Name) {
 
 GlobalVariable *ModuleInstrumenter::createDescriptor(Function &F,
                                                      const FunctionInfo &Info) {
-  if (!DescTy)
-    DescTy = StructType::get(Ctx, {Int32, Int32, Ptr, Ptr, Ptr, Int32, Int32});
   std::string Base = (PERFCC_DESC_PREFIX + F.getName()).str();
   uint32_t Flags = Opts.stage == Stage::Early ? PERFCC_DESC_EARLY : 0;
-  Constant *Init = ConstantStruct::get(
-      DescTy,
-      {ConstantInt::get(Int32, 0), ConstantInt::get(Int32, 0),
-       createString(Info.qualifiedName, Base + ".name"),
-       createString(Info.mangledName, Base + ".mangled"),
-       createString(Info.file, Base + ".file"),
-       ConstantInt::get(Int32, Info.line), ConstantInt::get(Int32, Flags)});
+  Constant *Fields[DescFieldCount] = {};
+  Fields[DescEnabled] = ConstantInt::get(Int32, 0);
+  Fields[DescId] = ConstantInt::get(Int32, 0);
+  Fields[DescName] = createString(Info.qualifiedName, Base + ".name");
+  Fields[DescMangled] = createString(Info.mangledName, Base + ".mangled");
+  Fields[DescFile] = createString(Info.file, Base + ".file");
+  Fields[DescLine] = ConstantInt::get(Int32, Info.line);
+  Fields[DescFlags] = ConstantInt::get(Int32, Flags);
+  Constant *Init = ConstantStruct::get(DescTy, ArrayRef<Constant *>(Fields));
   // Writable: the runtime stores `enabled` and `id` at registration.
   auto *Desc = new GlobalVariable(M, DescTy, /*isConstant=*/false,
                                   GlobalValue::PrivateLinkage, Init, Base);
