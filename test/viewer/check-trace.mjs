@@ -3,8 +3,9 @@
 // `#profileURL=`, exactly as a user opening the file in speedscope would. The verdict comes from
 // speedscope itself (import log, error UI, alerts), and the evidence that the events were understood
 // comes from speedscope's own export of what it imported (the documented speedscope JSON format),
-// cross-checked against the trace: one profile per thread that has spans, the right names, every
-// span opened and closed, and the thread's time range to the nanosecond.
+// cross-checked against the trace: one profile per thread that has spans, every span with a duration
+// there under its name (zero-length spans are not drawn), every span opened and closed, and the
+// thread's time range to the nanosecond.
 //
 // Usage: node check-trace.mjs TRACE.json [--screenshot OUT.png] [--timeout-ms N] [--allow-warnings]
 // Exit: 0 loaded, 1 the viewer rejected the trace (or the cross-check failed), 2 usage/setup error.
@@ -268,22 +269,33 @@ const events = Array.isArray(trace) ? trace : trace.traceEvents;
 if (!Array.isArray(events)) fail('trace has no traceEvents array');
 const procNames = new Map();
 const threadNames = new Map();
-const threads = new Map(); // "pid:tid" -> {pid, tid, spans, names:Set, start, end}
+// A span whose enter and exit fell on the same clock tick has duration 0: it happened, in less
+// than one tick (about 10 ns on a TSC that steps, as some AMD EPYC machines' does), and the trace
+// keeps it. speedscope draws no zero-length frame, so those are expected to be missing from its
+// profile and nothing else is: every span with a duration must be there, name by name.
+const threads = new Map(); // "pid:tid" -> {pid, tid, drawn: Map name->count, zero: Map, start, end}
+const bump = (map, key) => map.set(key, (map.get(key) || 0) + 1);
 for (const ev of events) {
   if (ev.ph === 'M' && ev.name === 'process_name' && ev.args?.name) procNames.set(ev.pid, ev.args.name);
   if (ev.ph === 'M' && ev.name === 'thread_name' && ev.args?.name) threadNames.set(`${ev.pid}:${ev.tid}`, ev.args.name);
   if (ev.ph !== 'X' && ev.ph !== 'B' && ev.ph !== 'E') continue;
   const key = `${ev.pid}:${ev.tid}`;
   let t = threads.get(key);
-  if (!t) threads.set(key, (t = { pid: ev.pid, tid: ev.tid, spans: 0, names: new Set(), start: Infinity, end: -Infinity }));
-  const end = ev.ph === 'X' ? ev.ts + (ev.dur ?? 0) : ev.ts;
-  if (ev.ph !== 'E') {
-    t.spans++;
-    t.names.add(ev.name || '(unnamed)');
+  if (!t) {
+    t = { pid: ev.pid, tid: ev.tid, drawn: new Map(), zero: new Map(), start: Infinity, end: -Infinity };
+    threads.set(key, t);
   }
+  const name = ev.name || '(unnamed)';
+  if (ev.ph === 'X' && !(ev.dur > 0)) {
+    bump(t.zero, name);
+    continue;
+  }
+  const end = ev.ph === 'X' ? ev.ts + ev.dur : ev.ts;
+  if (ev.ph !== 'E') bump(t.drawn, name);
   t.start = Math.min(t.start, ev.ts);
   t.end = Math.max(t.end, end);
 }
+const total = (map) => [...map.values()].reduce((a, b) => a + b, 0);
 function expectedName(t) {
   const p = procNames.get(t.pid);
   const th = threadNames.get(`${t.pid}:${t.tid}`);
@@ -293,12 +305,14 @@ function expectedName(t) {
   return `pid ${t.pid}, tid ${t.tid}`;
 }
 
-if (profiles.length !== threads.size) {
-  problems.push(`speedscope shows ${profiles.length} profiles, the trace has ${threads.size} threads with spans`);
+// A thread whose spans are all zero-length has nothing to draw.
+const drawnThreads = [...threads.values()].filter((t) => t.drawn.size > 0);
+if (profiles.length !== drawnThreads.length) {
+  problems.push(`speedscope shows ${profiles.length} profiles, the trace has ${drawnThreads.length} threads with spans`);
 }
 const byName = new Map(profiles.map((p) => [p.name, p]));
 const details = [];
-for (const t of threads.values()) {
+for (const t of drawnThreads) {
   const name = expectedName(t);
   const prof = byName.get(name);
   if (!prof) {
@@ -307,12 +321,22 @@ for (const t of threads.values()) {
   }
   const opens = prof.events.filter((e) => e.type === 'O');
   const closes = prof.events.filter((e) => e.type === 'C');
-  if (opens.length !== t.spans) problems.push(`${name}: speedscope opened ${opens.length} spans, trace has ${t.spans}`);
   if (closes.length !== opens.length) problems.push(`${name}: ${opens.length} spans opened but ${closes.length} closed`);
   // speedscope names a frame "<name> <JSON of args>", so compare on the part before the args.
-  const seen = new Set(opens.map((e) => frames[e.frame].name.replace(/ \{.*\}$/s, '')));
-  const missing = [...t.names].filter((n) => !seen.has(n));
-  if (missing.length) problems.push(`${name}: span names missing in speedscope: ${missing.join(', ')}`);
+  const shownByName = new Map();
+  for (const e of opens) bump(shownByName, frames[e.frame].name.replace(/ \{.*\}$/s, ''));
+  for (const [span, want] of t.drawn) {
+    const got = shownByName.get(span) || 0;
+    // A viewer that does draw zero-length frames shows up to that many more; one span with a
+    // duration fewer is a real loss.
+    if (got < want || got > want + (t.zero.get(span) || 0)) {
+      problems.push(`${name}: speedscope opened ${got} "${span}" spans, the trace has ${want} with a duration` +
+        (t.zero.get(span) ? ` and ${t.zero.get(span)} of zero length` : ''));
+    }
+  }
+  for (const [span, got] of shownByName) {
+    if (!t.drawn.has(span) && got > (t.zero.get(span) || 0)) problems.push(`${name}: speedscope shows ${got} "${span}" spans the trace does not have`);
+  }
   // speedscope rebases each thread to its first event; the span of time it shows must match ours to
   // well under a nanosecond, or ns precision was lost somewhere between our writer and the viewer.
   const want = t.end - t.start;
@@ -320,7 +344,9 @@ for (const t of threads.values()) {
   if (prof.unit !== 'microseconds' || Math.abs(got - want) > 0.0005) {
     problems.push(`${name}: speedscope's time range is ${got} ${prof.unit}, trace says ${want.toFixed(3)} microseconds`);
   }
-  details.push(`  ${name}: ${opens.length} spans, ${[...seen].length} distinct names, ${got.toFixed(3)} µs`);
+  const zero = total(t.zero);
+  details.push(`  ${name}: ${opens.length} spans, ${shownByName.size} distinct names, ${got.toFixed(3)} µs` +
+    (zero ? ` (+${zero} zero-length, shorter than one clock tick, not drawn)` : ''));
 }
 if (importerWarnings.length && !opts.allowWarnings) {
   problems.push(`speedscope had to repair the span nesting (--allow-warnings to accept):\n    ${importerWarnings.slice(0, 10).join('\n    ')}`);

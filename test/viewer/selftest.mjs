@@ -10,6 +10,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const cases = [
   ['samples/good.json', 0],
   ['samples/bad.json', 1],
+  ['samples/zero-length.json', 0],
 ];
 let failed = 0;
 for (const [sample, want] of cases) {
