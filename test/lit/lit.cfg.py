@@ -6,6 +6,7 @@
 #   %libdir     folder holding both         %perfcc   the compiler wrapper
 #   %perfctl    the trace tool (when built) %python   a Python 3 interpreter
 #   %tracecheck test/lit/tracecheck.py: validates and prints traces for FileCheck
+#   %srcroot %objroot   the source and build folders
 import os
 import shutil
 import lit.formats
@@ -32,6 +33,7 @@ config.substitutions.append(("%perfctl", bin_dir + "/perfctl"))
 config.substitutions.append(("%tracecheck", "%s %s/test/lit/tracecheck.py" % (config.python, src)))
 config.substitutions.append(("%python", config.python))
 config.substitutions.append(("%srcroot", src))
+config.substitutions.append(("%objroot", config.perfcc_obj_root))
 
 # FileCheck, not, count and split-file come from the same LLVM.
 config.environment["PATH"] = os.pathsep.join([config.llvm_bin_dir, bin_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
