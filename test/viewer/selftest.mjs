@@ -11,6 +11,7 @@ const cases = [
   ['samples/good.json', 0],
   ['samples/bad.json', 1],
   ['samples/zero-length.json', 0],
+  ['samples/shared-timestamps.json', 0],
 ];
 let failed = 0;
 for (const [sample, want] of cases) {
