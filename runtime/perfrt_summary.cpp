@@ -13,6 +13,8 @@ PERFRT_NOINSTR_BEGIN
 #include "perfrt_speedup.h"
 #include "perfrt_thread.h"
 
+#include "perfcc/OutputSchema.h"
+
 #include "perf/perf.h"
 #include "perfrt_trace_writer.h"
 
@@ -22,6 +24,8 @@ PERFRT_NOINSTR_BEGIN
 #include <unistd.h>
 
 namespace perfrt {
+
+namespace key = perfcc::schema::summary;
 namespace {
 
 // Static, not on the stack: ~2.8 KiB each, and this may run in a signal
@@ -53,20 +57,20 @@ uint64_t percentile(const Histogram &h, double q, uint64_t calls, uint64_t min,
 void timeObject(JsonOut &out, const char *name, uint64_t total, uint64_t min,
                 uint64_t max, const Histogram &h, uint64_t calls) {
   out.key(name).ch('{');
-  out.key("total", true).u64(durationToNs(total));
-  out.key("mean").u64(calls ? durationToNs(total / calls) : 0);
-  out.key("p50").u64(percentile(h, 0.50, calls, min, max));
-  out.key("p99").u64(percentile(h, 0.99, calls, min, max));
-  out.key("min").u64(durationToNs(min));
-  out.key("max").u64(durationToNs(max));
+  out.key(key::Total, true).u64(durationToNs(total));
+  out.key(key::Mean).u64(calls ? durationToNs(total / calls) : 0);
+  out.key(key::P50).u64(percentile(h, 0.50, calls, min, max));
+  out.key(key::P99).u64(percentile(h, 0.99, calls, min, max));
+  out.key(key::Min).u64(durationToNs(min));
+  out.key(key::Max).u64(durationToNs(max));
   out.ch('}');
 }
 
 void statsFields(JsonOut &out, const FnStats &s) {
-  out.key("calls").u64(s.calls);
-  timeObject(out, "inclusive_ns", s.inclTotal, s.inclMin, s.inclMax, s.incl,
+  out.key(key::Calls).u64(s.calls);
+  timeObject(out, key::InclusiveNs, s.inclTotal, s.inclMin, s.inclMax, s.incl,
              s.calls);
-  timeObject(out, "exclusive_ns", s.exclTotal, s.exclMin, s.exclMax, s.excl,
+  timeObject(out, key::ExclusiveNs, s.exclTotal, s.exclMin, s.exclMax, s.excl,
              s.calls);
 }
 
@@ -81,23 +85,23 @@ void writeWindowDelayProgress(JsonOut &out) {
   uint64_t end = gDelay.windowEnd < now ? gDelay.windowEnd : now;
   uint64_t start = gDelay.windowStart < end ? gDelay.windowStart : end;
   double seconds = ticksToSeconds(end - start);
-  out.key("window").ch('{');
-  out.key("start_ns", true).u64(ticksToNs(start));
-  out.key("end_ns").u64(ticksToNs(end));
-  out.key("duration_ns").u64(durationToNs(end - start));
+  out.key(key::Window).ch('{');
+  out.key(key::StartNs, true).u64(ticksToNs(start));
+  out.key(key::EndNs).u64(ticksToNs(end));
+  out.key(key::DurationNs).u64(durationToNs(end - start));
   out.ch('}');
 
-  out.key("delay").ch('{');
-  out.key("armed", true).raw(gDelay.armed ? "true" : "false");
-  out.key("ns").u64(gDelay.delayNs);
-  out.key("frequency").u64(gDelay.frequency);
-  out.key("targets").str(gRt.flags.delayTargets.c_str());
-  out.key("calibration").ch('{');
-  out.key("clock_read_ns", true).dbl(gDelay.clockReadNs);
-  out.key("min_delay_ns").dbl(gDelay.minDelayNs);
+  out.key(key::Delay).ch('{');
+  out.key(key::Armed, true).raw(gDelay.armed ? "true" : "false");
+  out.key(key::DelayNs).u64(gDelay.delayNs);
+  out.key(key::Frequency).u64(gDelay.frequency);
+  out.key(key::DelayTargets).str(gRt.flags.delayTargets.c_str());
+  out.key(key::Calibration).ch('{');
+  out.key(key::ClockReadNs, true).dbl(gDelay.clockReadNs);
+  out.key(key::MinDelayNs).dbl(gDelay.minDelayNs);
   out.ch('}');
   uint64_t calls = 0, delivered = 0;
-  out.key("functions").ch('[');
+  out.key(key::Functions).ch('[');
   bool first = true;
   for (uint32_t fn = 1; fn <= gRegistry.size(); ++fn) {
     if (!gRegistry.get(fn).delayed)
@@ -116,24 +120,24 @@ void writeWindowDelayProgress(JsonOut &out) {
     delivered += durationToNs(sum.deliveredTicks);
     out.raw(first ? "" : ",").ch('{');
     first = false;
-    out.key("name", true).str(gRegistry.get(fn).name);
-    out.key("calls_in_window").u64(sum.eligible);
-    out.key("delayed_calls").u64(sum.delayed);
-    out.key("requested_ns").u64(sum.delayed * gDelay.delayNs);
-    out.key("delivered_ns").u64(durationToNs(sum.deliveredTicks));
-    out.key("mean_error_ns")
+    out.key(key::Name, true).str(gRegistry.get(fn).name);
+    out.key(key::CallsInWindow).u64(sum.eligible);
+    out.key(key::DelayedCalls).u64(sum.delayed);
+    out.key(key::RequestedNs).u64(sum.delayed * gDelay.delayNs);
+    out.key(key::DeliveredNs).u64(durationToNs(sum.deliveredTicks));
+    out.key(key::MeanErrorNs)
         .dbl(sum.delayed && gDelay.delayNs
                  ? double(durationToNs(sum.sumAbsErrorTicks)) /
                        double(sum.delayed)
                  : 0.0);
-    out.key("worst_error_ns")
+    out.key(key::WorstErrorNs)
         .u64(gDelay.delayNs ? durationToNs(sum.worstErrorTicks) : 0);
     out.ch('}');
   }
   out.ch(']');
-  out.key("delayed_calls").u64(calls);
-  out.key("requested_ns").u64(calls * gDelay.delayNs);
-  out.key("delivered_ns").u64(delivered);
+  out.key(key::DelayedCalls).u64(calls);
+  out.key(key::RequestedNs).u64(calls * gDelay.delayNs);
+  out.key(key::DeliveredNs).u64(delivered);
   out.ch('}');
 
   // Virtual speedup: the program's effective time is its real time minus
@@ -143,46 +147,47 @@ void writeWindowDelayProgress(JsonOut &out) {
   uint64_t effectiveNs = windowNs > inserted ? windowNs - inserted : 0;
   bool gpu = gSpeedup.on && speedupSawGpu();
   if (gSpeedup.on) {
-    out.key("speedup").ch('{');
-    out.key("percent", true).u64(gSpeedup.percent);
-    out.key("inserted_ns").u64(inserted);
-    out.key("paid_ns").u64(durationToNs(gSpeedup.paidTicks.load()));
-    out.key("effective_duration_ns").u64(effectiveNs);
-    out.key("valid").raw(gpu ? "false" : "true");
-    out.key("reason").str(
-        gpu ? "the process loaded a CUDA driver: a GPU cannot be paused by "
-              "delaying CPU threads, so a virtual speedup of host code "
-              "predicts gains that do not exist; use speed bumps"
-            : "");
+    out.key(key::Speedup).ch('{');
+    out.key(key::Percent, true).u64(gSpeedup.percent);
+    out.key(key::InsertedNs).u64(inserted);
+    out.key(key::PaidNs).u64(durationToNs(gSpeedup.paidTicks.load()));
+    out.key(key::EffectiveDurationNs).u64(effectiveNs);
+    out.key(key::Valid).raw(gpu ? "false" : "true");
+    out.key(key::Reason)
+        .str(
+            gpu ? "the process loaded a CUDA driver: a GPU cannot be paused by "
+                  "delaying CPU threads, so a virtual speedup of host code "
+                  "predicts gains that do not exist; use speed bumps"
+                : "");
     out.ch('}');
   }
   double effectiveSeconds = double(effectiveNs) / 1e9;
 
-  out.key("progress").ch('[');
+  out.key(key::Progress).ch('[');
   for (unsigned i = 0; i < progressPointCount(); ++i) {
     ProgressSlot &p = progressSlot(i);
     uint64_t inWindow = p.countInWindow.load(std::memory_order_relaxed);
     out.raw(i ? "," : "").ch('{');
-    out.key("name", true).str(p.name);
+    out.key(key::Name, true).str(p.name);
     bool latency = p.kind == PERF_PROGRESS_LATENCY;
-    out.key("kind").str(latency ? "latency" : "throughput");
+    out.key(key::Kind).str(latency ? key::KindLatency : key::KindThroughput);
     if (latency) {
-      out.key("begins").u64(p.begins);
-      out.key("ends").u64(p.count.load(std::memory_order_relaxed));
-      out.key("ends_in_window").u64(inWindow);
+      out.key(key::Begins).u64(p.begins);
+      out.key(key::Ends).u64(p.count.load(std::memory_order_relaxed));
+      out.key(key::EndsInWindow).u64(inWindow);
       // Little's law: mean latency = mean requests in flight / completion
       // rate = time integral of in-flight requests / completions.
-      out.key("mean_latency_ns")
+      out.key(key::MeanLatencyNs)
           .dbl(inWindow
                    ? double(durationToNs(p.inFlightTicks)) / double(inWindow)
                    : 0.0);
     } else {
-      out.key("count").u64(p.count.load(std::memory_order_relaxed));
-      out.key("count_in_window").u64(inWindow);
+      out.key(key::Count).u64(p.count.load(std::memory_order_relaxed));
+      out.key(key::CountInWindow).u64(inWindow);
     }
-    out.key("rate_per_s").dbl(seconds > 0 ? double(inWindow) / seconds : 0.0);
+    out.key(key::RatePerS).dbl(seconds > 0 ? double(inWindow) / seconds : 0.0);
     if (gSpeedup.on)
-      out.key("virtual_rate_per_s")
+      out.key(key::VirtualRatePerS)
           .dbl(effectiveSeconds > 0 ? double(inWindow) / effectiveSeconds
                                     : 0.0);
     out.ch('}');
@@ -239,24 +244,24 @@ bool summaryWrite(char *path, unsigned pathSize, const char *traceFile) {
     abandoned += t->abandonedFrames;
   }
   out.raw("{");
-  out.key("perfcc_version", true).str(PERFCC_VERSION_STRING);
-  out.key("program").str(gRt.program);
-  out.key("pid").u64(uint64_t(gRt.pid));
-  out.key("mode").str(gRt.trace ? "trace" : "summary");
-  out.key("trace").str(traceFile ? traceFile : "");
-  out.key("clock").str(gClock.reason);
-  out.key("duration_ns").u64(durationToNs(nowTicks() - gRt.startTicks));
-  out.key("functions_registered").u64(n);
-  out.key("dropped").ch('{');
-  out.key("spans", true).u64(dropped);
-  out.key("depth_overflows").u64(overflows);
-  out.key("unmatched_exits").u64(unmatched);
-  out.key("abandoned_frames").u64(abandoned);
+  out.key(key::Version, true).str(PERFCC_VERSION_STRING);
+  out.key(key::Program).str(gRt.program);
+  out.key(key::Pid).u64(uint64_t(gRt.pid));
+  out.key(key::Mode).str(gRt.trace ? "trace" : "summary");
+  out.key(key::TraceFile).str(traceFile ? traceFile : "");
+  out.key(key::Clock).str(gClock.reason);
+  out.key(key::DurationNs).u64(durationToNs(nowTicks() - gRt.startTicks));
+  out.key(key::FunctionsRegistered).u64(n);
+  out.key(key::Dropped).ch('{');
+  out.key(key::DroppedSpans, true).u64(dropped);
+  out.key(key::DroppedDepthOverflows).u64(overflows);
+  out.key(key::DroppedUnmatchedExits).u64(unmatched);
+  out.key(key::DroppedAbandonedFrames).u64(abandoned);
   out.ch('}');
 
   writeWindowDelayProgress(out);
 
-  out.key("functions").ch('[');
+  out.key(key::Functions).ch('[');
   for (uint32_t i = 0; i < used; ++i) {
     uint32_t fn = order[i];
     const FunctionRecord &f = gRegistry.get(fn);
@@ -265,19 +270,19 @@ bool summaryWrite(char *path, unsigned pathSize, const char *traceFile) {
       if (statsOf(t, fn, scratchStats))
         sum.merge(scratchStats);
     out.raw(i ? ",\n" : "\n").ch('{');
-    out.key("name", true).str(f.name);
-    out.key("mangled").str(f.mangled);
-    out.key("file").str(f.file);
-    out.key("line").u64(f.line);
+    out.key(key::Name, true).str(f.name);
+    out.key(key::Mangled).str(f.mangled);
+    out.key(key::File).str(f.file);
+    out.key(key::Line).u64(f.line);
     statsFields(out, sum);
-    out.key("threads").ch('[');
+    out.key(key::Threads).ch('[');
     bool first = true;
     for (ThreadState *t = allThreads(); t; t = t->next) {
       if (!statsOf(t, fn, scratchStats) || !scratchStats.calls)
         continue;
       out.raw(first ? "" : ",").ch('{');
       first = false;
-      out.key("tid", true).u64(t->tid);
+      out.key(key::Tid, true).u64(t->tid);
       statsFields(out, scratchStats);
       out.ch('}');
     }
@@ -285,7 +290,7 @@ bool summaryWrite(char *path, unsigned pathSize, const char *traceFile) {
   }
   out.raw("\n]");
 
-  out.key("threads").ch('[');
+  out.key(key::Threads).ch('[');
   bool first = true;
   for (ThreadState *t = allThreads(); t; t = t->next) {
     uint64_t calls = 0;
@@ -295,10 +300,10 @@ bool summaryWrite(char *path, unsigned pathSize, const char *traceFile) {
     }
     out.raw(first ? "\n" : ",\n").ch('{');
     first = false;
-    out.key("tid", true).u64(t->tid);
-    out.key("name").str(t->name[0] ? t->name : "thread");
-    out.key("calls").u64(calls);
-    out.key("dropped_spans").u64(t->droppedSpans);
+    out.key(key::Tid, true).u64(t->tid);
+    out.key(key::Name).str(t->name[0] ? t->name : "thread");
+    out.key(key::Calls).u64(calls);
+    out.key(key::ThreadDroppedSpans).u64(t->droppedSpans);
     out.ch('}');
   }
   out.raw("\n]");

@@ -10,7 +10,8 @@ PERFRT_NOINSTR_BEGIN
 #include "perfrt_record.h"
 #include "perfrt_registry.h"
 #include "perfrt_runtime.h"
-#include "perfrt_trace_format.h"
+
+#include "perfcc/OutputSchema.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -20,6 +21,9 @@ PERFRT_NOINSTR_BEGIN
 #include <unistd.h>
 
 namespace perfrt {
+
+namespace key = perfcc::schema::trace;
+
 namespace {
 
 JsonOut out;
@@ -86,7 +90,7 @@ bool ensureOpen() {
     return false;
   }
   out.setFd(traceFd);
-  out.raw("{\"traceEvents\":[\n");
+  out.ch('{').str(key::Events).raw(":[\n");
   firstEvent = true;
   return true;
 }
@@ -103,19 +107,20 @@ void writeSpan(const SpanRecord &r, uint32_t tid) {
   const FunctionRecord &f = gRegistry.get(r.fn);
   uint64_t start = ticksToNs(r.start), end = ticksToNs(r.end);
   beginEvent();
-  out.raw("{\"ph\":\"X\",\"cat\":").str(format::CategoryCpuOp);
-  out.raw(",\"name\":").str(f.name);
-  out.raw(",\"pid\":").u64(uint64_t(gRt.pid)).raw(",\"tid\":").u64(tid);
-  out.raw(",\"ts\":").micros(start);
-  out.raw(",\"dur\":").micros(end > start ? end - start : 0);
-  out.raw(",\"args\":{").key(format::ArgFile, true).str(f.file);
-  out.key(format::ArgLine).u64(f.line);
+  out.ch('{').key(key::Phase, true).str(key::PhaseComplete);
+  out.key(key::Category).str(key::CategoryCpuOp);
+  out.key(key::Name).str(f.name);
+  out.key(key::Pid).u64(uint64_t(gRt.pid)).key(key::Tid).u64(tid);
+  out.key(key::Ts).micros(start);
+  out.key(key::Dur).micros(end > start ? end - start : 0);
+  out.key(key::Args).ch('{').key(key::ArgFile, true).str(f.file);
+  out.key(key::ArgLine).u64(f.line);
   if (r.flags & SpanUnwind)
-    out.key(format::ArgUnwind).raw("true");
+    out.key(key::ArgUnwind).raw("true");
   if (r.flags & SpanAbandoned)
-    out.key(format::ArgAbandoned).raw("true");
+    out.key(key::ArgAbandoned).raw("true");
   if (r.flags & SpanUnfinished)
-    out.key(format::ArgUnfinished).raw("true");
+    out.key(key::ArgUnfinished).raw("true");
   out.raw("}}");
 }
 
@@ -126,12 +131,14 @@ void writeDelay(const SpanRecord &r, uint32_t tid) {
   const FunctionRecord &f = gRegistry.get(r.fn);
   uint64_t start = ticksToNs(r.start), end = ticksToNs(r.end);
   beginEvent();
-  out.raw("{\"ph\":\"X\",\"cat\":").str(format::CategoryDelay);
-  out.raw(",\"name\":\"delay\",\"pid\":").u64(uint64_t(gRt.pid));
-  out.raw(",\"tid\":").u64(tid).raw(",\"ts\":").micros(start);
-  out.raw(",\"dur\":").micros(end > start ? end - start : 0);
-  out.raw(",\"args\":{").key(format::ArgFunction, true).str(f.name);
-  out.key(format::ArgRequestedNs).u64(durationToNs(r.exclusive));
+  out.ch('{').key(key::Phase, true).str(key::PhaseComplete);
+  out.key(key::Category).str(key::CategoryDelay);
+  out.key(key::Name).str(key::DelayEventName);
+  out.key(key::Pid).u64(uint64_t(gRt.pid)).key(key::Tid).u64(tid);
+  out.key(key::Ts).micros(start);
+  out.key(key::Dur).micros(end > start ? end - start : 0);
+  out.key(key::Args).ch('{').key(key::ArgFunction, true).str(f.name);
+  out.key(key::ArgRequestedNs).u64(durationToNs(r.exclusive));
   out.raw("}}");
 }
 
@@ -140,17 +147,20 @@ void writeCounter(const SpanRecord &r, uint32_t tid) {
   if (r.fn == 0 || r.fn > progressPointCount())
     return;
   beginEvent();
-  out.raw("{\"ph\":\"C\",\"name\":").str(progressSlot(r.fn - 1).name);
-  out.raw(",\"pid\":").u64(uint64_t(gRt.pid)).raw(",\"tid\":").u64(tid);
-  out.raw(",\"ts\":").micros(ticksToNs(r.start));
-  out.raw(",\"args\":{\"value\":").u64(r.exclusive).raw("}}");
+  out.ch('{').key(key::Phase, true).str(key::PhaseCounter);
+  out.key(key::Name).str(progressSlot(r.fn - 1).name);
+  out.key(key::Pid).u64(uint64_t(gRt.pid)).key(key::Tid).u64(tid);
+  out.key(key::Ts).micros(ticksToNs(r.start));
+  out.key(key::Args).ch('{').key(key::ArgCounterValue, true).u64(r.exclusive);
+  out.raw("}}");
 }
 
 void writeNameEvent(const char *what, uint32_t tid, const char *name) {
   beginEvent();
-  out.raw("{\"ph\":\"M\",\"name\":").str(what);
-  out.raw(",\"pid\":").u64(uint64_t(gRt.pid)).raw(",\"tid\":").u64(tid);
-  out.raw(",\"args\":{\"name\":").str(name).raw("}}");
+  out.ch('{').key(key::Phase, true).str(key::PhaseMetadata);
+  out.key(key::Name).str(what);
+  out.key(key::Pid).u64(uint64_t(gRt.pid)).key(key::Tid).u64(tid);
+  out.key(key::Args).ch('{').key(key::ArgName, true).str(name).raw("}}");
 }
 
 } // namespace
@@ -238,27 +248,28 @@ bool traceFinish(char *path, unsigned pathSize) {
   if (!ok)
     return false;
   clockCalibrate();
-  writeNameEvent("process_name", 0, gRt.program);
+  writeNameEvent(key::ProcessName, 0, gRt.program);
   uint64_t dropped = spillLostSpans, overflows = 0, unmatched = 0,
            abandoned = 0;
   for (ThreadState *t = allThreads(); t; t = t->next) {
-    writeNameEvent("thread_name", t->tid, t->name[0] ? t->name : "thread");
+    writeNameEvent(key::ThreadName, t->tid, t->name[0] ? t->name : "thread");
     dropped += t->droppedSpans;
     overflows += t->depthOverflows;
     unmatched += t->unmatchedExits;
     abandoned += t->abandonedFrames;
   }
-  out.raw("\n],\"displayTimeUnit\":\"ns\",\"metadata\":{");
-  out.key(format::MetaVersion, true).str(PERFCC_VERSION_STRING);
-  out.key("program").str(gRt.program);
-  out.key("pid").u64(uint64_t(gRt.pid));
-  out.key("clock").str(gClock.reason);
-  out.key("clock_domain").str("CLOCK_MONOTONIC");
-  out.key("ns_per_tick").dbl(gClock.useTsc ? gClock.nsPerTick : 1.0);
-  out.key(format::MetaDroppedSpans).u64(dropped);
-  out.key(format::MetaDepthOverflows).u64(overflows);
-  out.key(format::MetaUnmatchedExits).u64(unmatched);
-  out.key(format::MetaAbandonedFrames).u64(abandoned);
+  out.raw("\n]").key(key::DisplayTimeUnit).str("ns");
+  out.key(key::Metadata).ch('{');
+  out.key(key::MetaVersion, true).str(PERFCC_VERSION_STRING);
+  out.key(key::MetaProgram).str(gRt.program);
+  out.key(key::MetaPid).u64(uint64_t(gRt.pid));
+  out.key(key::MetaClock).str(gClock.reason);
+  out.key(key::MetaClockDomain).str("CLOCK_MONOTONIC");
+  out.key(key::MetaNsPerTick).dbl(gClock.useTsc ? gClock.nsPerTick : 1.0);
+  out.key(key::MetaDroppedSpans).u64(dropped);
+  out.key(key::MetaDepthOverflows).u64(overflows);
+  out.key(key::MetaUnmatchedExits).u64(unmatched);
+  out.key(key::MetaAbandonedFrames).u64(abandoned);
   out.raw("}}\n");
   out.flush();
   bool written = !out.failed();

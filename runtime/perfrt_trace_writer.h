@@ -5,7 +5,7 @@
 // and thread names, and the `metadata` object with every drop counted.
 // During the run full chunks are spilled raw to `.<program>.<pid>.spans`
 // in the output folder; the end of the run converts them. The names and
-// categories are in perfrt_trace_format.h, shared with the tools that read
+// keys are perfcc/OutputSchema.h's, shared with the tools that read
 // traces. Calls are serialized by the caller (the writer thread or the final
 // flush).
 //

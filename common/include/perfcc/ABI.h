@@ -63,7 +63,8 @@ struct perfcc_desc {
 #define PERFCC_MODULE_FLAG "perfcc.instrumented"
 /* Section of the marker every module of the runtime carries (one byte per
  * object, runtime/perfrt_noinstr.h): the pass leaves every function of such a
- * module alone, compiler-generated ones included, which no attribute reaches. */
+ * module alone, compiler-generated ones included, which no attribute reaches.
+ */
 #define PERFCC_RUNTIME_SECTION "perfcc_runtime"
 /* Prefix of descriptor globals and their strings. */
 #define PERFCC_DESC_PREFIX "__perfcc_desc."

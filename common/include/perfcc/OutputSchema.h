@@ -1,0 +1,147 @@
+//===- OutputSchema.h - every key of perfcc's trace and summary files -----===//
+//
+// The one place the names in `<program>.<pid>.trace.json` and
+// `<program>.<pid>.summary.json` are spelled: the runtime writes them with
+// these constants, perfctl reads them with these constants, and the Python
+// test tools read this file (test/lit/schema.py parses the `Name[] = "text"`
+// lines below), so a key renamed here is renamed everywhere or a test fails.
+// Where PyTorch's profiler (Kineto) has a name for a thing, it is used, so
+// Holistic Trace Analysis reads our traces. docs/runtime.md describes them.
+//
+// Keep one `constexpr char Name[] = "text";` per line: schema.py reads them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PERFCC_OUTPUTSCHEMA_H
+#define PERFCC_OUTPUTSCHEMA_H
+
+namespace perfcc::schema {
+
+/// Chrome Trace Event Format: the events and the `metadata` object.
+namespace trace {
+constexpr char Events[] = "traceEvents";
+constexpr char Metadata[] = "metadata";
+constexpr char DisplayTimeUnit[] = "displayTimeUnit";
+// Event fields.
+constexpr char Phase[] = "ph";
+constexpr char Category[] = "cat";
+constexpr char Name[] = "name";
+constexpr char Pid[] = "pid";
+constexpr char Tid[] = "tid";
+constexpr char Ts[] = "ts";
+constexpr char Dur[] = "dur";
+constexpr char Args[] = "args";
+// Phases.
+constexpr char PhaseComplete[] = "X";
+constexpr char PhaseCounter[] = "C";
+constexpr char PhaseMetadata[] = "M";
+// Metadata events and their argument.
+constexpr char ProcessName[] = "process_name";
+constexpr char ThreadName[] = "thread_name";
+constexpr char ArgName[] = "name";
+// Categories.
+constexpr char CategoryCpuOp[] = "cpu_op"; // an instrumented function's call
+constexpr char CategoryDelay[] = "delay";  // a speed bump, inside its call
+constexpr char DelayEventName[] = "delay";
+// Span arguments.
+constexpr char ArgFile[] = "file";
+constexpr char ArgLine[] = "line";
+constexpr char ArgFunction[] = "function"; // the delayed function
+constexpr char ArgRequestedNs[] = "requested_ns";
+constexpr char ArgUnwind[] = "unwind";         // left by an exception
+constexpr char ArgAbandoned[] = "abandoned";   // skipped (longjmp)
+constexpr char ArgUnfinished[] = "unfinished"; // open at the end
+constexpr char ArgCounterValue[] = "value";    // a progress point's count
+// Keys of `metadata`.
+constexpr char MetaVersion[] = "perfcc_version";
+constexpr char MetaProgram[] = "program";
+constexpr char MetaPid[] = "pid";
+constexpr char MetaClock[] = "clock";
+constexpr char MetaClockDomain[] = "clock_domain";
+constexpr char MetaNsPerTick[] = "ns_per_tick";
+constexpr char MetaDroppedSpans[] = "dropped_spans";
+constexpr char MetaDepthOverflows[] = "depth_overflows";
+constexpr char MetaUnmatchedExits[] = "unmatched_exits";
+constexpr char MetaAbandonedFrames[] = "abandoned_frames";
+} // namespace trace
+
+/// The summary: the run, each function's aggregates, the threads, the
+/// measurement window, speed bumps, virtual speedups and progress points.
+namespace summary {
+constexpr char Version[] = "perfcc_version";
+constexpr char Program[] = "program";
+constexpr char Pid[] = "pid";
+constexpr char Mode[] = "mode";
+constexpr char TraceFile[] = "trace";
+constexpr char Clock[] = "clock";
+constexpr char DurationNs[] = "duration_ns";
+constexpr char FunctionsRegistered[] = "functions_registered";
+constexpr char Dropped[] = "dropped";
+constexpr char DroppedSpans[] = "spans";
+constexpr char DroppedDepthOverflows[] = "depth_overflows";
+constexpr char DroppedUnmatchedExits[] = "unmatched_exits";
+constexpr char DroppedAbandonedFrames[] = "abandoned_frames";
+// functions[]: one per probed function, hottest first.
+constexpr char Functions[] = "functions";
+constexpr char Name[] = "name";
+constexpr char Mangled[] = "mangled";
+constexpr char File[] = "file";
+constexpr char Line[] = "line";
+constexpr char Calls[] = "calls";
+constexpr char InclusiveNs[] = "inclusive_ns";
+constexpr char ExclusiveNs[] = "exclusive_ns";
+constexpr char Total[] = "total";
+constexpr char Mean[] = "mean";
+constexpr char P50[] = "p50";
+constexpr char P99[] = "p99";
+constexpr char Min[] = "min";
+constexpr char Max[] = "max";
+// threads[]: per function, and for the whole run.
+constexpr char Threads[] = "threads";
+constexpr char Tid[] = "tid";
+constexpr char ThreadName[] = "name";
+constexpr char ThreadDroppedSpans[] = "dropped_spans";
+// window: where delays apply and throughput is measured.
+constexpr char Window[] = "window";
+constexpr char StartNs[] = "start_ns";
+constexpr char EndNs[] = "end_ns";
+// delay: the speed bumps.
+constexpr char Delay[] = "delay";
+constexpr char Armed[] = "armed";
+constexpr char DelayNs[] = "ns";
+constexpr char Frequency[] = "frequency";
+constexpr char DelayTargets[] = "targets";
+constexpr char Calibration[] = "calibration";
+constexpr char ClockReadNs[] = "clock_read_ns";
+constexpr char MinDelayNs[] = "min_delay_ns";
+constexpr char CallsInWindow[] = "calls_in_window";
+constexpr char DelayedCalls[] = "delayed_calls";
+constexpr char RequestedNs[] = "requested_ns";
+constexpr char DeliveredNs[] = "delivered_ns";
+constexpr char MeanErrorNs[] = "mean_error_ns";
+constexpr char WorstErrorNs[] = "worst_error_ns";
+// speedup: a virtual speedup (present only in that mode).
+constexpr char Speedup[] = "speedup";
+constexpr char Percent[] = "percent";
+constexpr char InsertedNs[] = "inserted_ns";
+constexpr char PaidNs[] = "paid_ns";
+constexpr char EffectiveDurationNs[] = "effective_duration_ns";
+constexpr char Valid[] = "valid";
+constexpr char Reason[] = "reason";
+// progress[]: progress points.
+constexpr char Progress[] = "progress";
+constexpr char Kind[] = "kind";
+constexpr char KindThroughput[] = "throughput";
+constexpr char KindLatency[] = "latency";
+constexpr char Count[] = "count";
+constexpr char CountInWindow[] = "count_in_window";
+constexpr char Begins[] = "begins";
+constexpr char Ends[] = "ends";
+constexpr char EndsInWindow[] = "ends_in_window";
+constexpr char MeanLatencyNs[] = "mean_latency_ns";
+constexpr char RatePerS[] = "rate_per_s";
+constexpr char VirtualRatePerS[] = "virtual_rate_per_s";
+} // namespace summary
+
+} // namespace perfcc::schema
+
+#endif // PERFCC_OUTPUTSCHEMA_H
