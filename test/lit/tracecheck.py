@@ -56,6 +56,9 @@ import re
 import sys
 from decimal import Decimal
 
+from schema import summary as S
+from schema import trace as T
+
 
 class Problem(Exception):
     pass
@@ -101,7 +104,7 @@ def number(v):
 
 
 def describe(event, index):
-    name = event.get("name") if isinstance(event, dict) else None
+    name = event.get(T.Name) if isinstance(event, dict) else None
     return "traceEvents[%d]%s" % (index, " (%r)" % name if name is not None else "")
 
 
@@ -124,9 +127,9 @@ class Span:
         return self.name + "".join(" [%s]" % f for f in self.flags)
 
 
-FLAGS = ("unwind", "abandoned", "unfinished")
-META_COUNTERS = ("dropped_spans", "depth_overflows", "unmatched_exits",
-                 "abandoned_frames")
+FLAGS = (T.ArgUnwind, T.ArgAbandoned, T.ArgUnfinished)
+META_COUNTERS = (T.MetaDroppedSpans, T.MetaDepthOverflows, T.MetaUnmatchedExits,
+                 T.MetaAbandonedFrames)
 
 
 def check_trace(doc):
@@ -134,10 +137,10 @@ def check_trace(doc):
     if not isinstance(doc, dict):
         raise Problem("expected the JSON object form ({\"traceEvents\": [...], "
                       "\"metadata\": {...}}), found a %s" % type(doc).__name__)
-    events = doc.get("traceEvents")
+    events = doc.get(T.Events)
     if not isinstance(events, list):
         raise Problem("no traceEvents array")
-    meta = doc.get("metadata")
+    meta = doc.get(T.Metadata)
     if not isinstance(meta, dict):
         raise Problem("no metadata object")
     for key in META_COUNTERS:
@@ -153,51 +156,51 @@ def check_trace(doc):
     for i, e in enumerate(events):
         if not isinstance(e, dict):
             raise Problem("traceEvents[%d] is not an object" % i)
-        ph = e.get("ph")
+        ph = e.get(T.Phase)
         if not isinstance(ph, str):
             raise Problem("%s has no ph" % describe(e, i))
-        if ph == "M":
-            name = e.get("name")
-            args = e.get("args")
-            if name in ("process_name", "thread_name"):
-                if not isinstance(args, dict) or not isinstance(args.get("name"), str):
+        if ph == T.PhaseMetadata:
+            name = e.get(T.Name)
+            args = e.get(T.Args)
+            if name in (T.ProcessName, T.ThreadName):
+                if not isinstance(args, dict) or not isinstance(args.get(T.ArgName), str):
                     raise Problem("%s has no args.name" % describe(e, i))
-                if not is_int(e.get("pid")) or not is_int(e.get("tid")):
+                if not is_int(e.get(T.Pid)) or not is_int(e.get(T.Tid)):
                     raise Problem("%s has no integer pid and tid" % describe(e, i))
-                if name == "process_name":
-                    process_names[e["pid"]] = args["name"]
+                if name == T.ProcessName:
+                    process_names[e[T.Pid]] = args[T.ArgName]
                 else:
-                    thread_names[(e["pid"], e["tid"])] = args["name"]
+                    thread_names[(e[T.Pid], e[T.Tid])] = args[T.ArgName]
             continue
-        if ph != "X":
+        if ph != T.PhaseComplete:
             continue
-        for key in ("name", "cat"):
+        for key in (T.Name, T.Category):
             if not isinstance(e.get(key), str) or not e[key]:
                 raise Problem("%s has no %s" % (describe(e, i), key))
-        for key in ("pid", "tid"):
+        for key in (T.Pid, T.Tid):
             if not is_int(e.get(key)):
                 raise Problem("%s has no integer %s" % (describe(e, i), key))
-        for key in ("ts", "dur"):
+        for key in (T.Ts, T.Dur):
             if not is_number(e.get(key)):
                 raise Problem("%s has no numeric %s" % (describe(e, i), key))
-        if e["dur"] < 0:
-            raise Problem("%s has a negative dur %s" % (describe(e, i), e["dur"]))
-        args = e.get("args")
+        if e[T.Dur] < 0:
+            raise Problem("%s has a negative dur %s" % (describe(e, i), e[T.Dur]))
+        args = e.get(T.Args)
         if not isinstance(args, dict):
             raise Problem("%s has no args" % describe(e, i))
-        if e["cat"] == "delay":
+        if e[T.Category] == T.CategoryDelay:
             # A speed bump: names the function it slows, nests inside it.
-            if not isinstance(args.get("function"), str):
+            if not isinstance(args.get(T.ArgFunction), str):
                 raise Problem("%s has no args.function" % describe(e, i))
-            if not is_int(args.get("requested_ns")):
+            if not is_int(args.get(T.ArgRequestedNs)):
                 raise Problem("%s has no args.requested_ns" % describe(e, i))
-            start = number(e["ts"])
-            spans.setdefault((e["pid"], e["tid"]), []).append(
-                Span("delay", start, start + number(e["dur"]), i, []))
+            start = number(e[T.Ts])
+            spans.setdefault((e[T.Pid], e[T.Tid]), []).append(
+                Span(T.DelayEventName, start, start + number(e[T.Dur]), i, []))
             continue
-        if not isinstance(args.get("file"), str):
+        if not isinstance(args.get(T.ArgFile), str):
             raise Problem("%s has no args.file" % describe(e, i))
-        if not is_int(args.get("line")) or args["line"] < 0:
+        if not is_int(args.get(T.ArgLine)) or args[T.ArgLine] < 0:
             raise Problem("%s has no args.line" % describe(e, i))
         flags = []
         for f in FLAGS:
@@ -206,9 +209,9 @@ def check_trace(doc):
                     raise Problem("%s has args.%s=%r, expected true"
                                   % (describe(e, i), f, args[f]))
                 flags.append(f)
-        start = number(e["ts"])
-        spans.setdefault((e["pid"], e["tid"]), []).append(
-            Span(e["name"], start, start + number(e["dur"]), i, flags))
+        start = number(e[T.Ts])
+        spans.setdefault((e[T.Pid], e[T.Tid]), []).append(
+            Span(e[T.Name], start, start + number(e[T.Dur]), i, flags))
 
     for key in spans:
         if key[0] not in process_names:
@@ -304,7 +307,7 @@ def cmd_trace(args):
             fail(path, str(e))
         total = sum(len(s) for s in spans.values())
         out.append("trace: %d spans, %d threads, dropped=%d"
-                   % (total, len(spans), meta["dropped_spans"]))
+                   % (total, len(spans), meta[T.MetaDroppedSpans]))
         if opts["metadata"]:
             out.append("metadata " + " ".join(
                 "%s=%d" % (k, meta[k]) for k in META_COUNTERS))
@@ -329,8 +332,9 @@ def cmd_trace(args):
 # ---------------------------------------------------------------------------
 # summary
 
-TIME_KEYS = ("total", "mean", "p50", "p99", "max")
-DROP_KEYS = ("spans", "depth_overflows", "unmatched_exits", "abandoned_frames")
+TIME_KEYS = (S.Total, S.Mean, S.P50, S.P99, S.Max)
+DROP_KEYS = (S.DroppedSpans, S.DroppedDepthOverflows, S.DroppedUnmatchedExits,
+             S.DroppedAbandonedFrames)
 
 
 STRICT = False
@@ -348,25 +352,25 @@ def check_times(where, obj, key):
     # 8 sub-buckets per power of two, reported at the bucket's midpoint), so
     # by default they may exceed the true maximum by that error (1/16, plus
     # rounding to whole ns); with --strict they may not.
-    limit = t["max"] if STRICT else t["max"] + t["max"] // 16 + 2
-    if not t["p50"] <= t["p99"] <= limit:
+    limit = t[S.Max] if STRICT else t[S.Max] + t[S.Max] // 16 + 2
+    if not t[S.P50] <= t[S.P99] <= limit:
         raise Problem("%s.%s: percentiles out of order: p50=%d p99=%d max=%d "
                       "(expected p50 <= p99 <= max%s)"
-                      % (where, key, t["p50"], t["p99"], t["max"],
+                      % (where, key, t[S.P50], t[S.P99], t[S.Max],
                          "" if STRICT else " + 1/16"))
-    if t["mean"] > t["max"] or t["max"] > t["total"]:
+    if t[S.Mean] > t[S.Max] or t[S.Max] > t[S.Total]:
         raise Problem("%s.%s: expected mean <= max <= total, found mean=%d "
-                      "max=%d total=%d" % (where, key, t["mean"], t["max"],
-                                           t["total"]))
+                      "max=%d total=%d" % (where, key, t[S.Mean], t[S.Max],
+                                           t[S.Total]))
     return t
 
 
 def check_stats(where, obj):
-    if not is_int(obj.get("calls")) or obj["calls"] < 0:
+    if not is_int(obj.get(S.Calls)) or obj[S.Calls] < 0:
         raise Problem("%s has no non-negative integer calls" % where)
-    inc = check_times(where, obj, "inclusive_ns")
-    exc = check_times(where, obj, "exclusive_ns")
-    for k in ("total", "max"):
+    inc = check_times(where, obj, S.InclusiveNs)
+    exc = check_times(where, obj, S.ExclusiveNs)
+    for k in (S.Total, S.Max):
         if exc[k] > inc[k]:
             raise Problem("%s: exclusive_ns.%s=%d exceeds inclusive_ns.%s=%d"
                           % (where, k, exc[k], k, inc[k]))
@@ -375,10 +379,10 @@ def check_stats(where, obj):
 def check_summary(doc):
     if not isinstance(doc, dict):
         raise Problem("expected a JSON object, found a %s" % type(doc).__name__)
-    funcs = doc.get("functions")
+    funcs = doc.get(S.Functions)
     if not isinstance(funcs, list):
         raise Problem("no functions array")
-    dropped = doc.get("dropped")
+    dropped = doc.get(S.Dropped)
     if not isinstance(dropped, dict):
         raise Problem("no dropped object")
     for k in DROP_KEYS:
@@ -387,33 +391,33 @@ def check_summary(doc):
                           % (k, dropped.get(k)))
     total_calls = 0
     for i, f in enumerate(funcs):
-        if not isinstance(f, dict) or not isinstance(f.get("name"), str) or not f["name"]:
+        if not isinstance(f, dict) or not isinstance(f.get(S.Name), str) or not f[S.Name]:
             raise Problem("functions[%d] has no name" % i)
-        where = "function %r" % f["name"]
+        where = "function %r" % f[S.Name]
         check_stats(where, f)
-        threads = f.get("threads")
+        threads = f.get(S.Threads)
         if not isinstance(threads, list) or not threads:
             raise Problem("%s has no threads array" % where)
         calls = 0
         for j, t in enumerate(threads):
-            if not isinstance(t, dict) or not is_int(t.get("tid")):
+            if not isinstance(t, dict) or not is_int(t.get(S.Tid)):
                 raise Problem("%s: threads[%d] has no tid" % (where, j))
-            check_stats("%s thread %d" % (where, t["tid"]), t)
-            calls += t["calls"]
-        if calls != f["calls"]:
+            check_stats("%s thread %d" % (where, t[S.Tid]), t)
+            calls += t[S.Calls]
+        if calls != f[S.Calls]:
             raise Problem("%s: calls=%d but its threads' calls add up to %d"
-                          % (where, f["calls"], calls))
-        total_calls += f["calls"]
-    threads = doc.get("threads")
+                          % (where, f[S.Calls], calls))
+        total_calls += f[S.Calls]
+    threads = doc.get(S.Threads)
     if not isinstance(threads, list):
         raise Problem("no threads array")
     thread_calls = 0
     for j, t in enumerate(threads):
-        if (not isinstance(t, dict) or not is_int(t.get("tid"))
-                or not isinstance(t.get("name"), str)
-                or not is_int(t.get("calls"))):
+        if (not isinstance(t, dict) or not is_int(t.get(S.Tid))
+                or not isinstance(t.get(S.ThreadName), str)
+                or not is_int(t.get(S.Calls))):
             raise Problem("threads[%d] needs tid, name and calls" % j)
-        thread_calls += t["calls"]
+        thread_calls += t[S.Calls]
     if thread_calls != total_calls:
         raise Problem("the threads' calls add up to %d, the functions' to %d"
                       % (thread_calls, total_calls))
@@ -441,12 +445,12 @@ def cmd_summary(args):
             funcs, threads, dropped = check_summary(load_json(path))
         except Problem as e:
             fail(path, str(e))
-        for f in sorted(funcs, key=lambda f: (f["name"], f.get("file", ""),
-                                              f.get("line", 0))):
-            out.append("function %s calls=%d" % (f["name"], f["calls"]))
+        for f in sorted(funcs, key=lambda f: (f[S.Name], f.get(S.File, ""),
+                                              f.get(S.Line, 0))):
+            out.append("function %s calls=%d" % (f[S.Name], f[S.Calls]))
         if show_threads:
-            for t in sorted(threads, key=lambda t: (t["name"], t["calls"])):
-                out.append("thread %s calls=%d" % (t["name"], t["calls"]))
+            for t in sorted(threads, key=lambda t: (t[S.ThreadName], t[S.Calls])):
+                out.append("thread %s calls=%d" % (t[S.ThreadName], t[S.Calls]))
         out.append("dropped spans=%d depth_overflows=%d unmatched_exits=%d "
                    "abandoned_frames=%d" % tuple(dropped[k] for k in DROP_KEYS))
     print("\n".join(out))
@@ -480,8 +484,8 @@ def cmd_files(args):
         except Problem:
             doc = None  # `trace`/`summary` report broken contents
         if isinstance(doc, dict):
-            inner = doc.get("metadata", {}) if m.group("kind") == "trace" else doc
-            pid = inner.get("pid") if isinstance(inner, dict) else None
+            inner = doc.get(T.Metadata, {}) if m.group("kind") == "trace" else doc
+            pid = inner.get(T.MetaPid) if isinstance(inner, dict) else None
             if pid is not None and str(pid) != m.group("pid"):
                 fail(path, "named for pid %s but records pid %s"
                      % (m.group("pid"), pid))

@@ -44,6 +44,10 @@ import random
 import sys
 import time
 
+# The summary keys, as the runtime writes them (test/lit/schema.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+from schema import summary as S  # noqa: E402
+
 FUNCTIONS = ["main", "consumer", "producer", "half", "short"]
 CUDA_REASON = ("the process loaded a CUDA driver: a GPU cannot be paused by "
                "delaying CPU threads, so a virtual speedup of host code "
@@ -177,18 +181,18 @@ def main():
         in_window = 0 if a.zero_progress else units
         progress = []
         if not a.no_progress:
-            progress.append({"name": a.progress_name, "kind": "throughput",
-                             "count": units, "count_in_window": in_window,
-                             "rate_per_s": in_window / (window_ns / 1e9)})
+            progress.append({S.Name: a.progress_name, S.Kind: S.KindThroughput,
+                             S.Count: units, S.CountInWindow: in_window,
+                             S.RatePerS: in_window / (window_ns / 1e9)})
         if a.latency_point:
-            progress.append({"name": "request", "kind": "latency",
-                             "begins": units, "ends": units,
-                             "ends_in_window": in_window,
-                             "rate_per_s": in_window / (window_ns / 1e9),
-                             "mean_latency_ns": per_unit})
+            progress.append({S.Name: "request", S.Kind: S.KindLatency,
+                             S.Begins: units, S.Ends: units,
+                             S.EndsInWindow: in_window,
+                             S.RatePerS: in_window / (window_ns / 1e9),
+                             S.MeanLatencyNs: per_unit})
         if percent:
             for point in progress:
-                point["virtual_rate_per_s"] = in_window / (effective_ns / 1e9)
+                point[S.VirtualRatePerS] = in_window / (effective_ns / 1e9)
         functions, delay_functions = [], []
         total_calls = total_requested = total_delivered = 0
         for name in FUNCTIONS:
@@ -200,45 +204,45 @@ def main():
                 requested = hit * delay_ns
                 delivered = int(requested * 1.01)
                 delay_functions.append({
-                    "name": name, "calls_in_window": 0 if percent else n,
-                    "delayed_calls": hit,
-                    "requested_ns": requested, "delivered_ns": delivered,
-                    "mean_error_ns": 0.01 * delay_ns,
-                    "worst_error_ns": 0.05 * delay_ns})
+                    S.Name: name, S.CallsInWindow: 0 if percent else n,
+                    S.DelayedCalls: hit,
+                    S.RequestedNs: requested, S.DeliveredNs: delivered,
+                    S.MeanErrorNs: 0.01 * delay_ns,
+                    S.WorstErrorNs: 0.05 * delay_ns})
                 total_calls += hit
                 total_requested += requested
                 total_delivered += delivered
                 own += delay_ns / frequency
             incl = int(n * own) if name != "main" else window_ns
-            functions.append({"name": name, "mangled": name,
-                              "file": "/src/fake.cpp", "line": 1, "calls": n,
-                              "inclusive_ns": {"total": incl,
-                                               "mean": incl // max(n, 1)}})
+            functions.append({S.Name: name, S.Mangled: name,
+                              S.File: "/src/fake.cpp", S.Line: 1, S.Calls: n,
+                              S.InclusiveNs: {S.Total: incl,
+                                               S.Mean: incl // max(n, 1)}})
         summary = {
-            "perfcc_version": "0.1.0", "program": "fake",
-            "pid": os.getpid() + k, "mode": "summary", "trace": "",
-            "duration_ns": window_ns + 1000000,
-            "window": {"start_ns": 1000, "end_ns": 1000 + window_ns,
-                       "duration_ns": window_ns},
-            "delay": {"armed": armed, "ns": delay_ns, "frequency": frequency,
-                      "targets": targets,
-                      "calibration": {"clock_read_ns": 8.6,
-                                      "min_delay_ns": 30},
-                      "functions": delay_functions,
-                      "delayed_calls": total_calls,
-                      "requested_ns": total_requested,
-                      "delivered_ns": total_delivered},
-            "progress": progress,
-            "functions": functions,
+            S.Version: "0.1.0", S.Program: "fake",
+            S.Pid: os.getpid() + k, S.Mode: "summary", S.TraceFile: "",
+            S.DurationNs: window_ns + 1000000,
+            S.Window: {S.StartNs: 1000, S.EndNs: 1000 + window_ns,
+                       S.DurationNs: window_ns},
+            S.Delay: {S.Armed: armed, S.DelayNs: delay_ns, S.Frequency: frequency,
+                      S.DelayTargets: targets,
+                      S.Calibration: {S.ClockReadNs: 8.6,
+                                      S.MinDelayNs: 30},
+                      S.Functions: delay_functions,
+                      S.DelayedCalls: total_calls,
+                      S.RequestedNs: total_requested,
+                      S.DeliveredNs: total_delivered},
+            S.Progress: progress,
+            S.Functions: functions,
         }
         if percent:
-            summary["speedup"] = {
-                "percent": percent,
-                "inserted_ns": int(a.units * inserted),
-                "paid_ns": int(0.9 * a.units * inserted),
-                "effective_duration_ns": effective_ns,
-                "valid": not a.cuda,
-                "reason": CUDA_REASON if a.cuda else ""}
+            summary[S.Speedup] = {
+                S.Percent: percent,
+                S.InsertedNs: int(a.units * inserted),
+                S.PaidNs: int(0.9 * a.units * inserted),
+                S.EffectiveDurationNs: effective_ns,
+                S.Valid: not a.cuda,
+                S.Reason: CUDA_REASON if a.cuda else ""}
         path = os.path.join(out, "fake.%d.summary.json" % (os.getpid() + k))
         with open(path, "w") as f:
             json.dump(summary, f)
