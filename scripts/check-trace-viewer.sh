@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Checks that a perfcc trace loads in a real viewer (speedscope in headless Chromium), as DESIGN.md
-# "Output files" requires. Installs the pinned viewer packages into test/viewer/node_modules on first
+# Checks that a perfcc trace loads in a real viewer (speedscope in headless Chromium), as docs/runtime.md
+# "Output" promises. Installs the pinned viewer packages into test/viewer/node_modules on first
 # use (or when the lockfile changed), then runs test/viewer/check-trace.mjs, whose exit status it
 # returns: 0 loaded, 1 the viewer rejected the trace, 2 usage or setup problem.
 #

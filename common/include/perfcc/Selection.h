@@ -5,7 +5,7 @@
 //
 //  * perfcc's own: one pattern per line, `FUNC` or `FILE:FUNC`, `!` excludes,
 //    `#` starts a comment, the last matching line decides
-//    (../shared/DESIGN.md);
+//    (docs/selecting-functions.md);
 //  * Score-P filter files (SCOREP_REGION_NAMES_BEGIN / SCOREP_FILE_NAMES_BEGIN
 //    blocks of INCLUDE / EXCLUDE rules), so users can reuse their filters.
 //
