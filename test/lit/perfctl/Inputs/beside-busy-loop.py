@@ -5,7 +5,7 @@
 
 Starts a process that spins (and nothing else), runs COMMAND, stops the
 spinner and exits with COMMAND's status: the "other load" a sweep must
-notice (MachineLoad.h).
+notice (run/MachineLoad.h).
 """
 import subprocess
 import sys

@@ -1,0 +1,78 @@
+//===- perfctl.cpp - runs speed-bump experiments and reports them ---------===//
+//
+// perfctl sweep runs a program built with perfcc at several speed-bump
+// delays, repeated, in random order, with controls, and says which
+// functions limit its throughput (docs/perfctl.md):
+//
+//   perfctl sweep --targets F --delays 0,1us,10us,100us --repeats 5 -- CMD
+//
+// With --speedup 10,25,50 instead of --delays it runs Coz's experiment:
+// virtual speedups of the targets, and the throughput change each predicts.
+//
+// Also: perfctl help [sweep], perfctl --version. Usage errors exit 2 before
+// anything runs; a sweep that fails exits 1 (130 when interrupted) and keeps
+// what it measured in OUT/sweep.json.
+//
+//===----------------------------------------------------------------------===//
+#include "sweep/SweepCommand.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <string>
+
+#ifndef PERFCC_VERSION_STRING
+#define PERFCC_VERSION_STRING "unknown"
+#endif
+
+using namespace perfcc::perfctl;
+
+int main(int argc, char **argv) {
+  CLI::App app("perfctl: runs speed-bump experiments on programs built with "
+               "perfcc and says which code limits their throughput",
+               "perfctl");
+  bool version = false;
+  app.add_flag("--version", version, "print the version");
+  // Each command declares its own options (sweep/SweepCommand.h); main()
+  // parses and dispatches.
+  SweepArgs args;
+  CLI::App *sweepCmd = addSweepCommand(app, args);
+  // Registered for the command list; answered before parsing, since CLI11
+  // would read "help sweep" as the sweep subcommand.
+  app.add_subcommand("help", "help on perfctl, or 'perfctl help sweep'");
+  app.footer("\nRun 'perfctl help sweep' for the sweep's options; "
+             "docs/perfctl.md is the guide.");
+  if (argc >= 2 && std::string(argv[1]) == "help") {
+    std::string topic = argc >= 3 ? argv[2] : "";
+    if (topic.empty())
+      fmt::print("{}", app.help());
+    else if (topic == "sweep")
+      fmt::print("{}", sweepCmd->help("perfctl"));
+    else
+      return usageError("help: no command '" + topic + "' (commands: sweep)");
+    return 0;
+  }
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp &e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp &e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError &e) {
+    std::string where = sweepCmd->parsed() ? "sweep: " : "";
+    usageError(where + e.what());
+    fmt::print(stderr, "perfctl: run 'perfctl help{}' for the options\n",
+               sweepCmd->parsed() ? " sweep" : "");
+    return 2;
+  }
+  if (version) {
+    fmt::print("perfctl {}\n", PERFCC_VERSION_STRING);
+    return 0;
+  }
+  if (sweepCmd->parsed())
+    return runSweepCommand(args);
+  fmt::print(stderr, "{}", app.help());
+  return 2;
+}

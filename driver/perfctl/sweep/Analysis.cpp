@@ -1,0 +1,395 @@
+//===- Analysis.cpp - what a sweep's runs say -----------------------------===//
+#include "sweep/Analysis.h"
+
+#include "sweep/GroupRanking.h"
+
+#include "sweep/Plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace perfcc::perfctl {
+
+namespace {
+
+constexpr double NaN = std::numeric_limits<double>::quiet_NaN();
+
+/// "p = 0.034", or "p < 0.001" when no resample reached the statistic.
+std::string pText(double p, unsigned resamples) {
+  if (p <= 1.0 / (1.0 + resamples) * (1 + 1e-9))
+    return fmt::format("p < {:.2g}", 1.5 / (1.0 + resamples));
+  return fmt::format("p = {:.3f}", p);
+}
+
+std::string ratio(const Estimate &e) {
+  return fmt::format("{:.2f} [{:.2f}, {:.2f}]", e.value, e.ci.lo, e.ci.hi);
+}
+
+double medianOf(const std::vector<RunPoint> &points, double RunPoint::*field) {
+  std::vector<double> values;
+  for (const RunPoint &p : points)
+    values.push_back(p.*field);
+  return median(std::move(values));
+}
+
+std::vector<double> column(const std::vector<RunPoint> &points,
+                           double RunPoint::*field) {
+  std::vector<double> values;
+  for (const RunPoint &p : points)
+    values.push_back(p.*field);
+  return values;
+}
+
+double ratioOfMedians(const std::vector<double> &a,
+                      const std::vector<double> &b) {
+  return median(a) / median(b);
+}
+
+} // namespace
+
+const char *shapeName(Shape shape) {
+  switch (shape) {
+  case Shape::None:
+    return "none";
+  case Shape::Linear:
+    return "linear";
+  case Shape::SubLinear:
+    return "sub-linear";
+  case Shape::Threshold:
+    return "threshold";
+  case Shape::Inconclusive:
+    return "inconclusive";
+  }
+  return "?";
+}
+
+void classify(GroupAnalysis &g, const AnalysisSettings &settings) {
+  const LinearFit &line = g.line;
+  double alpha = 1 - settings.confidence;
+  int percent = int(std::lround(settings.confidence * 100));
+  g.evidence.clear();
+  g.passThrough = {line.slope, line.slopeCI};
+  if (!line.ok || g.levels.size() < 2) {
+    g.shape = Shape::Inconclusive;
+    g.evidence.push_back("too few runs to fit: a line needs at least three "
+                         "runs over two delays");
+    return;
+  }
+  double y0 = g.levels.front().timePerUnitNs.median;
+  double xMax = 0;
+  for (const LevelStats &level : g.levels)
+    xMax = std::max(xMax, level.delayPerUnitNs);
+  double lo = line.slopeCI.lo, hi = line.slopeCI.hi;
+  g.evidence.push_back(fmt::format(
+      "line: time per unit of work = {} + {:.3f} x delay per unit; slope "
+      "(pass-through) {:.3f}, {}% CI [{:.3f}, {:.3f}] (OLS, HC3 errors, t with "
+      "{} df), R^2 {:.3f}",
+      formatDuration(line.intercept), line.slope, line.slope, percent, lo, hi,
+      line.n - 2, line.r2));
+  g.evidence.push_back(fmt::format(
+      "largest delay: {} per unit of work, {:.1f}% of the baseline time per "
+      "unit ({}); the line puts its effect at {:+.1f}%, at most {:+.1f}%; "
+      "run-to-run noise {:.1f}%",
+      formatDuration(xMax), 100 * xMax / y0, formatDuration(y0),
+      100 * line.slope * xMax / y0, 100 * hi * xMax / y0, g.noisePercent));
+
+  const HingeTest &h = g.hinge;
+  double firstDelay = g.levels.size() > 1 ? g.levels[1].delayPerUnitNs : 0;
+  if (h.ok)
+    g.evidence.push_back(fmt::format(
+        "hinge: flat to a knee at {} per unit of work ({}% CI [{}, {}]), then "
+        "slope {:.3f} [{:.3f}, {:.3f}]; against the line F = {:.2f}, {} "
+        "(wild bootstrap)",
+        formatDuration(h.fit.knee), percent, formatDuration(h.kneeCI.lo),
+        formatDuration(h.kneeCI.hi), h.fit.slope, h.slopeCI.lo, h.slopeCI.hi,
+        h.fStatistic, pText(h.pValue, settings.resamples)));
+  else
+    g.evidence.push_back("hinge: not tried (needs three delay levels)");
+
+  // A threshold: the hinge beats the line, something rises past the knee,
+  // and at least one nonzero delay sits on the flat stretch (a knee below
+  // the smallest delay is a line with a little slack, not a threshold).
+  if (h.ok && h.pValue < alpha && h.fit.slope > 0 && h.slopeCI.lo > 0 &&
+      h.fit.knee >= 0.999 * firstDelay) {
+    g.shape = Shape::Threshold;
+    g.passThrough = {h.fit.slope, h.slopeCI};
+    g.slackNsPerCall = g.callsPerUnit > 0 ? h.fit.knee / g.callsPerUnit : NaN;
+    g.evidence.push_back(fmt::format(
+        "threshold: the hinge fits significantly better ({}, below {:.2f}); "
+        "slack {} per unit of work, {} per call",
+        pText(h.pValue, settings.resamples), alpha, formatDuration(h.fit.knee),
+        formatDuration(g.slackNsPerCall)));
+    return;
+  }
+  if (hi - lo > settings.maxWidth) {
+    g.shape = Shape::Inconclusive;
+    g.evidence.push_back(fmt::format(
+        "inconclusive: the slope's CI is {:.2f} wide (more than {:.2f}): "
+        "{:.1f}% noise swamps delays of {:.1f}% of the time per unit; use "
+        "larger delays or more repeats",
+        hi - lo, settings.maxWidth, g.noisePercent, 100 * xMax / y0));
+    return;
+  }
+  if (lo > 0) {
+    g.shape = hi >= settings.linearFloor ? Shape::Linear : Shape::SubLinear;
+    g.evidence.push_back(
+        g.shape == Shape::Linear
+            ? fmt::format("linear: the slope's CI excludes 0 and reaches "
+                          "{:.2f} (the hinge is no better)",
+                          settings.linearFloor)
+            : fmt::format("sub-linear: the slope's CI lies between 0 and "
+                          "{:.2f}: part of each delay is hidden",
+                          settings.linearFloor));
+    return;
+  }
+  if (hi < settings.noneCeiling) {
+    g.shape = Shape::None;
+    g.evidence.push_back(
+        fmt::format("none: the slope's CI includes 0 and stays below {:.2f}",
+                    settings.noneCeiling));
+    return;
+  }
+  g.shape = Shape::Inconclusive;
+  g.evidence.push_back(fmt::format(
+      "inconclusive: the slope's CI includes 0 but also pass-through up to "
+      "{:.2f}; use larger delays or more repeats",
+      hi));
+}
+
+void extrapolate(GroupAnalysis &g, const AnalysisSettings &settings,
+                 const std::vector<std::uint64_t> &delays) {
+  // Never past what was measured: not beyond the largest delay tried, and
+  // not beyond the function's own time per call (it cannot take less than
+  // nothing).
+  double cap = delays.empty() ? 0 : double(delays.back());
+  if (g.targetNsPerCall > 0)
+    cap = std::min(cap, g.targetNsPerCall);
+  std::vector<std::uint64_t> speedups = settings.speedupsNs;
+  if (speedups.empty()) {
+    for (std::uint64_t delay : delays)
+      if (delay && double(delay) <= cap)
+        speedups.push_back(delay);
+    if (speedups.empty() && cap >= 1)
+      speedups.push_back(std::uint64_t(cap));
+  }
+  double y0 = g.levels.empty() ? NaN : g.levels.front().timePerUnitNs.median;
+  g.extrapolations.clear();
+  for (std::uint64_t s : speedups) {
+    Extrapolation e;
+    e.speedupNs = s;
+    e.usedNs = std::min(double(s), cap);
+    e.capped = double(s) > cap;
+    e.valid = true;
+    e.gainPercent = {0, {0, 0}};
+    switch (g.shape) {
+    case Shape::None:
+      e.note = "off the critical path: no gain";
+      break;
+    case Shape::Threshold:
+      e.note = fmt::format("{} of slack per call: no gain until it is the "
+                           "bottleneck",
+                           formatDuration(g.slackNsPerCall));
+      break;
+    case Shape::Inconclusive:
+      e.valid = false;
+      e.note = "no estimate: the curve is inconclusive";
+      break;
+    case Shape::Linear:
+    case Shape::SubLinear: {
+      if (!(g.callsPerUnit > 0)) {
+        e.valid = false;
+        e.note = "no estimate: the runtime reported no delayed calls";
+        break;
+      }
+      // The time saved per unit of work is also capped by the slack
+      // another group showed (a threshold): once this path is that much
+      // shorter, the other one is the bottleneck.
+      bool slackCapped = false;
+      auto gain = [&](double slope) {
+        double saved = slope * e.usedNs * g.callsPerUnit;
+        if (saved > g.slackElsewhereNs) {
+          saved = g.slackElsewhereNs;
+          slackCapped = true;
+        }
+        return saved < y0 ? 100 * (y0 / (y0 - saved) - 1) : NaN;
+      };
+      e.gainPercent = {gain(g.line.slope),
+                       {gain(g.line.slopeCI.lo), gain(g.line.slopeCI.hi)}};
+      std::vector<std::string> notes;
+      if (e.capped)
+        notes.push_back(
+            fmt::format("capped at {} per call ({})", formatDuration(e.usedNs),
+                        g.targetNsPerCall > 0 && e.usedNs == g.targetNsPerCall
+                            ? "the function's own time per call"
+                            : "the largest delay measured"));
+      if (slackCapped)
+        notes.push_back(fmt::format(
+            "capped at {} saved per unit of work, the slack {} showed: past "
+            "it {} is the bottleneck",
+            formatDuration(g.slackElsewhereNs), g.slackElsewhereGroup,
+            g.slackElsewhereGroup));
+      for (const std::string &note : notes)
+        e.note += (e.note.empty() ? "" : "; ") + note;
+      break;
+    }
+    }
+    g.extrapolations.push_back(e);
+  }
+}
+
+SweepAnalysis analyzeSweep(const std::vector<std::string> &groupNames,
+                           const std::vector<std::string> &groupFiles,
+                           const std::vector<std::uint64_t> &delays,
+                           const std::vector<RunPoint> &points,
+                           const AnalysisSettings &settings) {
+  SweepAnalysis a;
+  Rng rng(settings.seed ^ 0x9e3779b97f4a7c15ull);
+  double conf = settings.confidence;
+  unsigned B = settings.resamples;
+  std::vector<RunPoint> unarmed;
+  for (const RunPoint &p : points)
+    if (p.group < 0)
+      unarmed.push_back(p);
+  a.unarmedThroughput =
+      summarize(column(unarmed, &RunPoint::throughput), conf, B, rng);
+  a.unarmedTimePerUnitNs =
+      summarize(column(unarmed, &RunPoint::timePerUnitNs), conf, B, rng);
+  a.noisePercent = 100 * a.unarmedTimePerUnitNs.robustCV();
+
+  for (std::size_t gi = 0; gi < groupNames.size(); ++gi) {
+    GroupAnalysis g;
+    g.name = groupNames[gi];
+    g.file = groupFiles[gi];
+    std::vector<double> x, y, levelX, baseline;
+    std::vector<std::size_t> level;
+    std::vector<double> callsPerUnit, nsPerCall;
+    for (std::uint64_t delay : delays) {
+      std::vector<RunPoint> runs;
+      for (const RunPoint &p : points)
+        if (p.group == int(gi) && p.delayNs == delay)
+          runs.push_back(p);
+      if (runs.empty())
+        continue;
+      LevelStats s;
+      s.delayNs = delay;
+      s.throughput =
+          summarize(column(runs, &RunPoint::throughput), conf, B, rng);
+      std::vector<double> times = column(runs, &RunPoint::timePerUnitNs);
+      s.timePerUnitNs = summarize(times, conf, B, rng);
+      s.delayPerUnitNs = delay ? medianOf(runs, &RunPoint::delayPerUnitNs) : 0;
+      s.delayedCallsPerUnit = medianOf(runs, &RunPoint::delayedCallsPerUnit);
+      if (delay == 0)
+        baseline = times;
+      if (delay && !baseline.empty() && s.delayPerUnitNs > 0) {
+        double perUnit = s.delayPerUnitNs;
+        auto passThrough = [perUnit](const std::vector<double> &here,
+                                     const std::vector<double> &base) {
+          return (median(here) - median(base)) / perUnit;
+        };
+        s.passThrough = {
+            passThrough(times, baseline),
+            bootstrapInterval2(times, baseline, passThrough, conf, B, rng)};
+      } else {
+        s.passThrough = {NaN, {NaN, NaN}};
+      }
+      for (const RunPoint &p : runs) {
+        x.push_back(delay ? p.delayPerUnitNs : 0);
+        y.push_back(p.timePerUnitNs);
+        level.push_back(g.levels.size());
+        if (delay)
+          callsPerUnit.push_back(p.delayedCallsPerUnit);
+        else if (p.targetNsPerCall > 0)
+          nsPerCall.push_back(p.targetNsPerCall);
+      }
+      levelX.push_back(s.delayPerUnitNs);
+      g.levels.push_back(s);
+    }
+    g.callsPerUnit = callsPerUnit.empty()
+                         ? 0
+                         : double(settings.frequency) * median(callsPerUnit);
+    g.targetNsPerCall = nsPerCall.empty() ? -1 : median(nsPerCall);
+    g.noisePercent = g.levels.empty() || g.levels[0].delayNs != 0
+                         ? NaN
+                         : 100 * g.levels[0].timePerUnitNs.robustCV();
+    if (!baseline.empty() && !unarmed.empty()) {
+      std::vector<double> control = column(unarmed, &RunPoint::timePerUnitNs);
+      auto overhead = [](const std::vector<double> &armed,
+                         const std::vector<double> &plain) {
+        return 100 * (ratioOfMedians(armed, plain) - 1);
+      };
+      g.overheadPercent = {
+          overhead(baseline, control),
+          bootstrapInterval2(baseline, control, overhead, conf, B, rng)};
+    } else {
+      g.overheadPercent = {NaN, {NaN, NaN}};
+    }
+    g.line = fitLinear(x, y, conf);
+    // The hinge's knee grid needs ascending level positions.
+    bool ascending =
+        std::is_sorted(levelX.begin(), levelX.end()) &&
+        std::adjacent_find(levelX.begin(), levelX.end()) == levelX.end();
+    if (ascending)
+      g.hinge = testHinge(x, y, level, levelX, conf, B, rng);
+    classify(g, settings);
+    a.groups.push_back(std::move(g));
+  }
+  for (GroupAnalysis &g : a.groups) {
+    for (const GroupAnalysis &other : a.groups)
+      if (&other != &g && other.shape == Shape::Threshold &&
+          !(other.hinge.fit.knee >= g.slackElsewhereNs)) {
+        g.slackElsewhereNs = other.hinge.fit.knee;
+        g.slackElsewhereGroup = other.name;
+      }
+    extrapolate(g, settings, delays);
+  }
+
+  for (GroupAnalysis &g : a.groups) {
+    switch (g.shape) {
+    case Shape::Linear:
+      g.verdict =
+          "on the critical path (linear), pass-through " + ratio(g.passThrough);
+      break;
+    case Shape::SubLinear:
+      g.verdict = "partly on the critical path (sub-linear), pass-through " +
+                  ratio(g.passThrough);
+      break;
+    case Shape::None:
+      g.verdict =
+          "off the critical path (none), pass-through " + ratio(g.passThrough);
+      break;
+    case Shape::Threshold:
+      g.verdict =
+          fmt::format("off the critical path with {} of slack per "
+                      "call (threshold), pass-through {} past it",
+                      formatDuration(g.slackNsPerCall), ratio(g.passThrough));
+      break;
+    case Shape::Inconclusive:
+      g.verdict = "inconclusive, pass-through " + ratio(g.passThrough);
+      break;
+    }
+  }
+  // Most critical first: on the path (by pass-through), then thresholds
+  // (least slack first), then off it, then inconclusive.
+  auto rank = [](const GroupAnalysis &g) {
+    switch (g.shape) {
+    case Shape::Linear:
+    case Shape::SubLinear:
+      return std::make_pair(0, -g.passThrough.value);
+    case Shape::Threshold:
+      return std::make_pair(1, std::isnan(g.slackNsPerCall) ? 1e300
+                                                            : g.slackNsPerCall);
+    case Shape::None:
+      return std::make_pair(2, -g.passThrough.value);
+    case Shape::Inconclusive:
+      break;
+    }
+    return std::make_pair(3, -g.passThrough.value);
+  };
+  rankGroups(a.groups, rank, a.ranking, a.answer);
+  return a;
+}
+
+} // namespace perfcc::perfctl

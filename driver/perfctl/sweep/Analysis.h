@@ -1,0 +1,127 @@
+//===- Analysis.h - what a sweep's runs say ---------------------*- C++ -*-===//
+//
+// Per group: per-delay summaries, the fits of time per unit of work against
+// the delay injected per unit of work, the classification of the curve
+// (none, linear, sub-linear, threshold, inconclusive) with its evidence, the
+// pass-through ratio, and what speeding the function up would buy. Across
+// groups: the controls (armed at zero delay against unarmed: the overhead of
+// arming, and the run-to-run noise), the ranking, and the one-line answer.
+//
+// The regression is of y = time per unit of work (ns) on x = delay injected
+// per unit of work (ns): its slope is dimensionless, the pass-through ratio
+// itself (1: every injected nanosecond lands on the critical path).
+//
+//===----------------------------------------------------------------------===//
+#ifndef PERFCC_DRIVER_PERFCTL_SWEEP_ANALYSIS_H
+#define PERFCC_DRIVER_PERFCTL_SWEEP_ANALYSIS_H
+
+#include "sweep/Statistics.h"
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace perfcc::perfctl {
+
+/// One successful run, as the analysis sees it.
+struct RunPoint {
+  int group = -1; ///< -1: the unarmed control
+  std::uint64_t delayNs = 0;
+  double throughput = 0;     ///< units of work per second
+  double timePerUnitNs = 0;  ///< 1e9 / throughput
+  double delayPerUnitNs = 0; ///< delivered delay per unit of work
+  double delayedCallsPerUnit = 0;
+  double targetNsPerCall = -1; ///< mean inclusive time of the targets, or -1
+};
+
+struct AnalysisSettings {
+  double confidence = 0.95;
+  unsigned resamples = 2000;
+  std::uint64_t seed = 1;
+  std::uint64_t frequency = 1;           ///< PERFCC_FREQUENCY of the runs
+  std::vector<std::uint64_t> speedupsNs; ///< per call; empty: the delays
+  // Classification thresholds on the pass-through ratio (the slope).
+  double linearFloor = 0.8; ///< linear: CI above 0 and reaching this
+  double noneCeiling = 0.2; ///< none: CI includes 0 and stays below this
+  double maxWidth = 1.0;    ///< wider CIs than this are inconclusive
+};
+
+enum class Shape { None, Linear, SubLinear, Threshold, Inconclusive };
+const char *shapeName(Shape shape);
+
+/// A point estimate and its interval.
+struct Estimate {
+  double value = 0;
+  Interval ci;
+};
+
+struct LevelStats {
+  std::uint64_t delayNs = 0;
+  Summary throughput;
+  Summary timePerUnitNs;
+  double delayPerUnitNs = 0; ///< median over the level's runs
+  double delayedCallsPerUnit = 0;
+  /// (median time per unit here - at delay 0) / delay per unit; not at 0.
+  Estimate passThrough;
+};
+
+struct Extrapolation {
+  std::uint64_t speedupNs = 0; ///< asked: each call this much faster
+  double usedNs = 0;           ///< after the cap
+  bool capped = false;
+  bool valid = false; ///< false: no estimate (inconclusive)
+  Estimate gainPercent;
+  std::string note;
+};
+
+struct GroupAnalysis {
+  std::string name, file;
+  std::vector<LevelStats> levels;
+  LinearFit line;
+  HingeTest hinge;
+  Shape shape = Shape::Inconclusive;
+  std::vector<std::string> evidence; ///< sentences with the numbers
+  Estimate passThrough;      ///< the headline (past the knee for threshold)
+  double slackNsPerCall = 0; ///< threshold: the knee in per-call delay
+  double noisePercent = 0;   ///< robust CV of the armed zero-delay runs
+  Estimate overheadPercent;  ///< armed zero delay against unarmed
+  double callsPerUnit = 0;   ///< calls of the targets per unit of work
+  double targetNsPerCall = -1;
+  /// The smallest slack (knee, per unit of work) another group showed:
+  /// what speeding this one up can save at most. Infinite when none did.
+  double slackElsewhereNs = std::numeric_limits<double>::infinity();
+  std::string slackElsewhereGroup;
+  std::vector<Extrapolation> extrapolations;
+  std::string verdict; ///< "on the critical path (linear), pass-through ..."
+};
+
+struct SweepAnalysis {
+  Summary unarmedThroughput;
+  Summary unarmedTimePerUnitNs;
+  double noisePercent = 0; ///< robust CV of the unarmed runs
+  std::vector<GroupAnalysis> groups;
+  std::vector<std::size_t> ranking; ///< most critical first
+  std::string answer;
+};
+
+/// \p groupNames and \p groupFiles index the groups of \p points;
+/// \p delays are the delay levels (ascending, starting at 0).
+SweepAnalysis analyzeSweep(const std::vector<std::string> &groupNames,
+                           const std::vector<std::string> &groupFiles,
+                           const std::vector<std::uint64_t> &delays,
+                           const std::vector<RunPoint> &points,
+                           const AnalysisSettings &settings);
+
+/// Classifies one group from its fits (exposed for tests): fills shape,
+/// evidence, passThrough and slackNsPerCall of \p group, whose levels, line,
+/// hinge, noisePercent and callsPerUnit are set.
+void classify(GroupAnalysis &group, const AnalysisSettings &settings);
+
+/// The speedup estimates of one classified group (exposed for tests).
+void extrapolate(GroupAnalysis &group, const AnalysisSettings &settings,
+                 const std::vector<std::uint64_t> &delays);
+
+} // namespace perfcc::perfctl
+
+#endif // PERFCC_DRIVER_PERFCTL_SWEEP_ANALYSIS_H

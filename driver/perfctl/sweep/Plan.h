@@ -1,0 +1,107 @@
+//===- Plan.h - which runs a sweep makes, and in what order ----*- C++ -*-===//
+//
+// A sweep runs the command once per group, per delay, per repeat, plus the
+// unarmed control (no delay targets at all) as often as any delay, all in
+// one random order drawn from --seed: slow drifts of the machine (thermal,
+// other load) then spread over every delay instead of biasing the largest.
+// Delay 0 (the armed baseline) is always part of the sweep. Here too: the
+// units delays are written in, and --group NAME=FILE.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PERFCC_DRIVER_PERFCTL_SWEEP_PLAN_H
+#define PERFCC_DRIVER_PERFCTL_SWEEP_PLAN_H
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace perfcc::perfctl {
+
+/// "0", "500" (ns), "500ns", "1us" ("1µs"), "2.5us", "2ms", "1s": a
+/// non-negative delay, rounded to whole nanoseconds. On failure sets
+/// \p error to a sentence (without the option's name).
+std::optional<std::uint64_t> parseDelayNs(std::string_view text,
+                                          std::string &error);
+/// A comma-separated list of delays, sorted, duplicates removed.
+std::optional<std::vector<std::uint64_t>> parseDelayList(std::string_view text,
+                                                         std::string &error);
+/// The shortest exact spelling: 0, 500ns, 1us, 2.5us, 2ms, 1s.
+std::string formatDelay(std::uint64_t ns);
+/// Nanoseconds with a unit chosen for reading (1.23us, 45.6ms); not exact.
+std::string formatDuration(double ns);
+
+/// "0,10,25,50" (or "10%,25%"): virtual speedups in whole percent, sorted,
+/// duplicates and 0 removed (0 is the baseline every speedup sweep runs). A
+/// value above 100, a fraction, or BaselinePercent itself is an error.
+std::optional<std::vector<unsigned>> parsePercentList(std::string_view text,
+                                                      std::string &error);
+
+/// The virtual speedup every speedup sweep runs as its baseline: the
+/// runtime's speedup machinery armed as in every other run, with a
+/// negligible speedup (PERFCC_SPEEDUP_PERCENT=0 means off). docs/perfctl.md
+/// says how the gains are scaled to it.
+constexpr unsigned BaselinePercent = 1;
+
+/// One subsystem: a delay-targets file and the name its results go by.
+struct Group {
+  std::string name;
+  std::string file;
+};
+/// "NAME=FILE" (NAME: letters, digits, '_', '-', '.'; FILE non-empty).
+std::optional<Group> parseGroup(std::string_view spec, std::string &error);
+/// The group --targets FILE makes: named after the file, without folder and
+/// extension ("pipeline.targets" -> "pipeline").
+Group groupForTargets(const std::string &file);
+/// Checks each group's file with the selection language's parser: one that
+/// cannot be read, has a malformed line, or selects nothing is an error
+/// ("FILE: error: ..."). Also refuses two groups with the same name.
+bool validateGroups(const std::vector<Group> &groups, std::string &error);
+
+/// One run of the command.
+struct PlannedRun {
+  std::size_t index = 0; ///< 1-based position in the run order
+  int group = -1;        ///< index into the groups; -1: the unarmed control
+  std::uint64_t delayNs = 0;
+  unsigned repeat = 0; ///< 1-based
+  /// A virtual speedup run: its percent (PERFCC_SPEEDUP_PERCENT); 0 for
+  /// speed bumps and for the unarmed control.
+  unsigned speedupPercent = 0;
+  bool armed() const { return group >= 0; }
+};
+
+struct SweepPlan {
+  std::vector<Group> groups;
+  /// A speed-bump sweep's delays, ascending, always starting at 0; empty in
+  /// a speedup sweep.
+  std::vector<std::uint64_t> delays;
+  /// A speedup sweep's percents, ascending, starting at BaselinePercent;
+  /// empty in a speed-bump sweep.
+  std::vector<unsigned> speedups;
+  bool speedup() const { return !speedups.empty(); }
+  unsigned repeats = 0;
+  std::uint64_t seed = 0;
+  std::vector<PlannedRun> runs; ///< in the order they run
+};
+
+/// Every (group, delay, repeat) and \p repeats unarmed controls, shuffled
+/// with \p seed. Adds delay 0 when \p delays lack it.
+SweepPlan makePlan(std::vector<Group> groups, std::vector<std::uint64_t> delays,
+                   unsigned repeats, std::uint64_t seed);
+
+/// Every (group, percent, repeat), with BaselinePercent added, and
+/// \p repeats unarmed controls, shuffled with \p seed: the virtual-speedup
+/// sweep (Coz's mode).
+SweepPlan makeSpeedupPlan(std::vector<Group> groups,
+                          std::vector<unsigned> percents, unsigned repeats,
+                          std::uint64_t seed);
+
+/// "consumer, delay 10us, repeat 3" / "consumer, speedup 25%, repeat 1" /
+/// "unarmed control, repeat 2".
+std::string describeRun(const SweepPlan &plan, const PlannedRun &run);
+
+} // namespace perfcc::perfctl
+
+#endif // PERFCC_DRIVER_PERFCTL_SWEEP_PLAN_H

@@ -1,0 +1,92 @@
+//===- Runner.h - run a sweep's plan, run by run ----------------*- C++ -*-===//
+//
+// Runs each planned run with its own PERFCC_OUT (DIR/runs/NNNN, with the
+// command's stdout and stderr beside the summaries), reads what it measured,
+// and rewrites DIR/sweep.json after every run, so whatever stops a sweep (a
+// failing run, Ctrl-C) leaves everything measured so far on disk.
+//
+// A run that cannot be started, exits non-zero, writes no summary, never
+// reaches its progress point, or shows that a group's targets delayed (or,
+// in a speedup sweep, sped up) nothing stops the sweep with one line naming
+// the run and the problem. A virtual speedup the runtime marks invalid does
+// not: it is a warning, and the analysis marks the group.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PERFCC_DRIVER_PERFCTL_SWEEP_RUNNER_H
+#define PERFCC_DRIVER_PERFCTL_SWEEP_RUNNER_H
+
+#include "run/Command.h"
+#include "run/MachineLoad.h"
+#include "run/Result.h"
+#include "speedup/Analysis.h"
+#include "sweep/Analysis.h"
+#include "sweep/Plan.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace perfcc::perfctl {
+
+struct SweepOptions {
+  std::vector<std::string> command;
+  std::vector<Group> groups;
+  std::vector<std::uint64_t> delays;
+  std::vector<unsigned> speedups; ///< --speedup: percents; empty: delays
+  unsigned repeats = 5;
+  std::uint64_t seed = 1;
+  std::uint64_t frequency = 1;
+  std::uint64_t warmupMs = 0, windowMs = 0;
+  ThroughputSpec throughput;
+  std::string outDir = "perfctl-out";
+  double timeoutS = 0;
+  bool quiet = false; ///< no progress on stderr
+  AnalysisSettings analysis;
+};
+
+struct RunRecord {
+  PlannedRun plan;
+  std::string folder; ///< relative to the output folder: runs/0007
+  CommandResult command;
+  bool measured = false;
+  RunOutcome outcome;
+  double delayedCallsPerUnit = 0;
+  double targetNsPerCall = -1; ///< armed runs whose targets ran
+  std::string error;
+};
+
+/// What else ran on the machine during a sweep's runs (run/MachineLoad.h).
+struct MachineUse {
+  unsigned cpus = 0;          ///< CPUs perfctl and its runs may use
+  double otherCoresMean = -1; ///< over all runs, weighted by their time
+  double otherCoresMax = -1;  ///< in the busiest run
+  bool known() const { return otherCoresMean >= 0; }
+  /// Busy enough that the sweep warns (run/MachineLoad.h).
+  bool busy() const { return otherCoresMean > BusyMachineCores; }
+};
+
+/// The machine use over \p records (every run made, measured or not).
+MachineUse machineUseOf(const std::vector<RunRecord> &records);
+
+struct SweepState {
+  SweepOptions options;
+  SweepPlan plan;
+  std::vector<RunRecord> records; ///< the runs made, in order
+  std::string status = "running"; ///< running, complete, failed, interrupted
+  std::string error;
+  std::vector<std::string> warnings;
+};
+
+/// Makes every run of \p state.plan (which must be set). Returns 0 when all
+/// succeeded, 1 after a failed run (state.error says why), 130 when
+/// interrupted. Prints progress and warnings on stderr.
+int runSweep(SweepState &state);
+
+/// The successful runs, as the analysis takes them.
+std::vector<RunPoint> pointsOf(const SweepState &state);
+/// The successful runs of a speedup sweep, as its analysis takes them.
+std::vector<SpeedupPoint> speedupPointsOf(const SweepState &state);
+
+} // namespace perfcc::perfctl
+
+#endif // PERFCC_DRIVER_PERFCTL_SWEEP_RUNNER_H

@@ -1,0 +1,304 @@
+//===- SweepCommand.cpp - perfctl sweep: its options and its run ---------===//
+#include "sweep/SweepCommand.h"
+
+#include "speedup/Analysis.h"
+#include "speedup/Plot.h"
+#include "speedup/Report.h"
+#include "sweep/Analysis.h"
+#include "sweep/Plan.h"
+#include "sweep/Plot.h"
+#include "sweep/Report.h"
+#include "sweep/Runner.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+using namespace perfcc::perfctl;
+
+namespace {
+
+void addSweepOptions(CLI::App &sweep, SweepArgs &args) {
+  SweepOptions &o = args.options;
+  sweep.add_option("--targets", args.targets,
+                   "delay-targets file: the functions to slow down (a group "
+                   "named after the file)");
+  sweep
+      .add_option("--group", args.groups,
+                  "NAME=FILE: a group of its own, with its own curve and "
+                  "verdict; repeatable, ranked against each other")
+      ->take_all();
+  sweep
+      .add_option("--delays", args.delays,
+                  "delays per call, comma-separated: 0, 500 (ns), 500ns, "
+                  "1us, 2ms; 0 is always added")
+      ->capture_default_str();
+  sweep
+      .add_option("--speedup", args.speedup,
+                  "virtual speedups instead of delays (Coz's mode), in "
+                  "percent, comma-separated: 10,25,50; a 1% baseline is "
+                  "always added")
+      ->excludes("--delays");
+  sweep.add_option("--repeats", o.repeats, "runs per delay and per group")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 100000u));
+  sweep.add_option("--seed", o.seed, "seed of the run order and bootstraps")
+      ->capture_default_str();
+  sweep
+      .add_option("--frequency", o.frequency,
+                  "delay every Nth call (PERFCC_FREQUENCY)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  sweep
+      .add_option("--warmup-ms", o.warmupMs,
+                  "warm-up excluded from the window (PERFCC_START_MS)")
+      ->capture_default_str();
+  sweep
+      .add_option("--window-ms", o.windowMs,
+                  "window length, 0: to the end (PERFCC_DURATION_MS)")
+      ->capture_default_str();
+  CLI::Option *progress = sweep.add_option(
+      "--progress", o.throughput.progress,
+      "throughput from this progress point (default: the first one)");
+  CLI::Option *wall = sweep.add_flag("--wall-time", args.wallTime,
+                                     "throughput = units of work / wall time");
+  CLI::Option *work =
+      sweep
+          .add_option("--work", args.work,
+                      "units of work per run, for --wall-time (implies it)")
+          ->check(CLI::PositiveNumber);
+  CLI::Option *regex = sweep.add_option(
+      "--regex", args.regex,
+      "throughput = the number its one capture group matches in the "
+      "program's stdout (last match), e.g. 'tok/s: ([0-9.]+)'");
+  progress->excludes(wall)->excludes(work)->excludes(regex);
+  regex->excludes(wall)->excludes(work);
+  sweep.add_option("--out", o.outDir, "output folder")->capture_default_str();
+  sweep.add_option("--bootstrap", o.analysis.resamples, "bootstrap resamples")
+      ->capture_default_str()
+      ->check(CLI::Range(100u, 1000000u));
+  sweep
+      .add_option("--confidence", o.analysis.confidence,
+                  "confidence level of every interval")
+      ->capture_default_str()
+      ->check(CLI::Range(0.5, 0.999));
+  sweep.add_option("--extrapolate", args.extrapolate,
+                   "per-call speedups to estimate, like --delays (default: "
+                   "the nonzero delays)");
+  sweep
+      .add_option("--timeout", o.timeoutS,
+                  "seconds a run may take, 0: no limit")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  sweep.add_flag("--quiet", o.quiet, "no progress on stderr");
+  for (auto [name, type] : {std::pair{"--targets", "FILE"},
+                            {"--group", "NAME=FILE"},
+                            {"--delays", "LIST"},
+                            {"--speedup", "LIST"},
+                            {"--repeats", "N"},
+                            {"--seed", "N"},
+                            {"--frequency", "N"},
+                            {"--warmup-ms", "MS"},
+                            {"--window-ms", "MS"},
+                            {"--progress", "NAME"},
+                            {"--work", "N"},
+                            {"--regex", "RE"},
+                            {"--out", "DIR"},
+                            {"--bootstrap", "N"},
+                            {"--confidence", "C"},
+                            {"--extrapolate", "LIST"},
+                            {"--timeout", "SECONDS"}})
+    sweep.get_option(name)->type_name(type);
+  sweep.add_option("command", o.command, "the command to run, after --")
+      ->required()
+      ->type_name("CMD ARGS");
+  sweep.footer(
+      "\nExample:\n  perfctl sweep --group consumer=consumer.targets --group "
+      "producer=producer.targets \\\n      --delays 0,1us,10us,100us "
+      "--repeats 5 -- ./pipeline\n  perfctl sweep --group "
+      "consumer=consumer.targets --speedup 10,25,50 -- ./pipeline"
+      "\n\nWrites OUT/sweep.json, OUT/report.md "
+      "and OUT/plot.svg and prints the answer.\nSee docs/perfctl.md.");
+}
+
+/// Checks the options of a speedup sweep (--speedup) of \p groups.
+int checkSpeedupArgs(SweepArgs &args, const std::vector<Group> &groups,
+                     SweepPlan &plan) {
+  SweepOptions &o = args.options;
+  std::string error;
+  std::optional<std::vector<unsigned>> percents =
+      parsePercentList(args.speedup, error);
+  if (!percents)
+    return usageError("--speedup: " + error);
+  if (percents->empty())
+    return usageError(fmt::format("--speedup: needs a speedup above the {}% "
+                                  "baseline, e.g. 10,25,50",
+                                  BaselinePercent));
+  if (args.wallTime || args.work > 0 || !args.regex.empty())
+    return usageError(fmt::format(
+        "--speedup needs the throughput from a progress point: the runtime "
+        "corrects its rate for the delay it inserts into the other threads, "
+        "and {} cannot be corrected (use --progress NAME, or speed bumps with "
+        "--delays)",
+        args.regex.empty() ? "wall time (--wall-time, --work)"
+                           : "a rate the program prints (--regex)"));
+  if (o.frequency != 1)
+    return usageError("--speedup excludes --frequency: a virtual speedup "
+                      "times every call of its targets");
+  if (!args.extrapolate.empty())
+    return usageError("--speedup excludes --extrapolate: each speedup asked "
+                      "for is measured, not extrapolated");
+  o.groups = groups;
+  o.speedups = *percents;
+  o.analysis.seed = o.seed;
+  plan = makeSpeedupPlan(groups, *percents, o.repeats, o.seed);
+  return 0;
+}
+
+/// Checks \p args and fills their options; a usage error returns non-zero.
+int checkSweepArgs(SweepArgs &args, SweepPlan &plan) {
+  SweepOptions &o = args.options;
+  std::string error;
+  std::vector<Group> groups;
+  if (!args.targets.empty())
+    groups.push_back(groupForTargets(args.targets));
+  for (const std::string &spec : args.groups) {
+    std::optional<Group> group = parseGroup(spec, error);
+    if (!group)
+      return usageError("--group " + error);
+    groups.push_back(*group);
+  }
+  if (groups.empty())
+    return usageError("sweep needs --targets FILE or --group NAME=FILE: the "
+                      "functions to slow down");
+  if (!validateGroups(groups, error))
+    return usageError(error);
+  if (!args.speedup.empty())
+    return checkSpeedupArgs(args, groups, plan);
+  std::optional<std::vector<std::uint64_t>> delays =
+      parseDelayList(args.delays, error);
+  if (!delays)
+    return usageError("--delays: " + error);
+  if (std::count_if(delays->begin(), delays->end(),
+                    [](std::uint64_t d) { return d > 0; }) == 0)
+    return usageError("--delays: needs at least one nonzero delay");
+  if (!args.extrapolate.empty()) {
+    std::optional<std::vector<std::uint64_t>> speedups =
+        parseDelayList(args.extrapolate, error);
+    if (!speedups)
+      return usageError("--extrapolate: " + error);
+    for (std::uint64_t s : *speedups)
+      if (s)
+        o.analysis.speedupsNs.push_back(s);
+  }
+  if (!args.regex.empty()) {
+    o.throughput.source = ThroughputSource::Regex;
+    o.throughput.regex = args.regex;
+    if (!OutputPattern::compile(args.regex, error))
+      return usageError(error);
+  } else if (args.wallTime || args.work > 0) {
+    o.throughput.source = ThroughputSource::WallTime;
+    o.throughput.work = args.work > 0 ? args.work : 1;
+  }
+  o.groups = groups;
+  o.delays = *delays;
+  o.analysis.seed = o.seed;
+  o.analysis.frequency = o.frequency;
+  plan = makePlan(groups, *delays, o.repeats, o.seed);
+  return 0;
+}
+
+/// Analyses a complete speedup sweep, writes its files, prints the answer.
+int reportSpeedups(SweepState &state, const std::vector<std::string> &names,
+                   const std::vector<std::string> &files) {
+  const SweepOptions &o = state.options;
+  SpeedupAnalysis analysis = analyzeSpeedups(
+      names, files, state.plan.speedups, speedupPointsOf(state), o.analysis);
+  std::string error, message;
+  if (!writeSweepJson(state, nullptr, error, &analysis))
+    return fmt::print(stderr, "perfctl: error: {}\n", error), 1;
+  bool plotted = writeSpeedupPlot(state, analysis, message);
+  if (!plotted)
+    fmt::print(stderr, "perfctl: warning: {}\n", message);
+  if (!writeSpeedupMarkdown(state, analysis, plotted, error))
+    return fmt::print(stderr, "perfctl: error: {}\n", error), 1;
+  if (!o.quiet)
+    fmt::print(stderr, "perfctl: wrote {0}/sweep.json, {0}/report.md{1}\n",
+               o.outDir, plotted ? " and " + o.outDir + "/plot.svg" : "");
+  fmt::print("{}\n", analysis.answer);
+  return 0;
+}
+
+} // namespace
+
+int perfcc::perfctl::runSweepCommand(SweepArgs &args) {
+  SweepState state;
+  if (int rc = checkSweepArgs(args, state.plan))
+    return rc;
+  state.options = args.options;
+  const SweepOptions &o = state.options;
+  std::string out = o.outDir;
+  if (!o.quiet && state.plan.speedup())
+    fmt::print(stderr,
+               "perfctl: {} runs ({} group(s) x {} speedups x {} repeats, "
+               "plus {} unarmed), seed {}, into {}\n",
+               state.plan.runs.size(), state.plan.groups.size(),
+               state.plan.speedups.size(), o.repeats, o.repeats, o.seed, out);
+  else if (!o.quiet)
+    fmt::print(stderr,
+               "perfctl: {} runs ({} group(s) x {} delays x {} repeats, plus "
+               "{} unarmed), seed {}, into {}\n",
+               state.plan.runs.size(), state.plan.groups.size(),
+               state.plan.delays.size(), o.repeats, o.repeats, o.seed, out);
+  int rc = runSweep(state);
+  std::string error;
+  if (rc != 0) {
+    fmt::print(stderr, "perfctl: error: {}\n", state.error);
+    if (std::filesystem::exists(out + "/sweep.json"))
+      fmt::print(stderr,
+                 "perfctl: {} of {} runs measured; kept in {}/sweep.json\n",
+                 std::count_if(state.records.begin(), state.records.end(),
+                               [](const RunRecord &r) { return r.measured; }),
+                 state.plan.runs.size(), out);
+    return rc;
+  }
+  std::vector<std::string> names, files;
+  for (const Group &g : state.plan.groups) {
+    names.push_back(g.name);
+    files.push_back(g.file);
+  }
+  if (state.plan.speedup())
+    return reportSpeedups(state, names, files);
+  SweepAnalysis analysis = analyzeSweep(names, files, state.plan.delays,
+                                        pointsOf(state), o.analysis);
+  if (!writeSweepJson(state, &analysis, error))
+    return fmt::print(stderr, "perfctl: error: {}\n", error), 1;
+  std::string message;
+  bool plotted = writePlot(state, analysis, message);
+  if (!plotted)
+    fmt::print(stderr, "perfctl: warning: {}\n", message);
+  if (!writeMarkdown(state, analysis, plotted, error))
+    return fmt::print(stderr, "perfctl: error: {}\n", error), 1;
+  if (!o.quiet)
+    fmt::print(stderr, "perfctl: wrote {0}/sweep.json, {0}/report.md{1}\n", out,
+               plotted ? " and " + out + "/plot.svg" : "");
+  fmt::print("{}\n", analysis.answer);
+  return 0;
+}
+
+int perfcc::perfctl::usageError(const std::string &message) {
+  fmt::print(stderr, "perfctl: error: {}\n", message);
+  return 2;
+}
+
+CLI::App *perfcc::perfctl::addSweepCommand(CLI::App &app, SweepArgs &args) {
+  CLI::App *sweep = app.add_subcommand(
+      "sweep", "slow the targets down at several delays (or speed them up "
+               "virtually, --speedup) and measure throughput: which "
+               "functions are on the critical path");
+  addSweepOptions(*sweep, args);
+  return sweep;
+}

@@ -1,0 +1,298 @@
+//===- SweepAnalysisTest.cpp - perfctl's classification on known curves ---===//
+//
+// Synthetic sweeps whose right answer is known: a linear curve classifies
+// linear with a pass-through interval covering 1, a flat one none, a hinge
+// threshold with the knee near the truth, a half-hidden delay sub-linear,
+// noise that swamps the effect inconclusive; extrapolations are capped and
+// zero where there is slack; the ranking and the answer follow.
+//
+//===----------------------------------------------------------------------===//
+#include "sweep/Analysis.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <random>
+
+using namespace perfcc::perfctl;
+
+namespace {
+
+/// Runs of one group at \p delays (ns per call, one call per unit of work):
+/// time per unit = model(delay per unit) * (1 + noise * N(0,1)).
+void addGroup(std::vector<RunPoint> &points, int group,
+              const std::vector<std::uint64_t> &delays, unsigned repeats,
+              const std::function<double(double)> &model, double noise,
+              std::uint64_t seed, double callsPerUnit = 1) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal;
+  for (std::uint64_t delay : delays)
+    for (unsigned r = 0; r < repeats; ++r) {
+      RunPoint p;
+      p.group = group;
+      p.delayNs = delay;
+      p.delayPerUnitNs = double(delay) * callsPerUnit;
+      p.timePerUnitNs = model(p.delayPerUnitNs) * (1 + noise * normal(rng));
+      p.throughput = 1e9 / p.timePerUnitNs;
+      p.delayedCallsPerUnit = delay ? callsPerUnit : 0;
+      p.targetNsPerCall = 40000 + double(delay);
+      points.push_back(p);
+    }
+}
+
+void addUnarmed(std::vector<RunPoint> &points, unsigned repeats, double base,
+                double noise, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal;
+  for (unsigned r = 0; r < repeats; ++r) {
+    RunPoint p;
+    p.timePerUnitNs = base * (1 + noise * normal(rng));
+    p.throughput = 1e9 / p.timePerUnitNs;
+    points.push_back(p);
+  }
+}
+
+const std::vector<std::uint64_t> kDelays = {0, 1000, 10000, 100000};
+const std::vector<std::uint64_t> kFine = {0, 5000, 10000, 20000, 40000, 80000};
+
+SweepAnalysis analyzeOne(const std::function<double(double)> &model,
+                         double noise, std::uint64_t seed,
+                         const std::vector<std::uint64_t> &delays = kDelays,
+                         unsigned repeats = 5) {
+  std::vector<RunPoint> points;
+  addGroup(points, 0, delays, repeats, model, noise, seed);
+  addUnarmed(points, repeats, 100000, noise, seed + 1000);
+  AnalysisSettings settings;
+  settings.resamples = 1000;
+  return analyzeSweep({"g"}, {"g.targets"}, delays, points, settings);
+}
+
+} // namespace
+
+TEST(Classify, LinearDataIsLinearWithTheTruthInsideTheInterval) {
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    SweepAnalysis a =
+        analyzeOne([](double x) { return 100000 + x; }, 0.02, seed);
+    const GroupAnalysis &g = a.groups[0];
+    EXPECT_EQ(g.shape, Shape::Linear) << "seed " << seed;
+    EXPECT_TRUE(g.passThrough.ci.contains(1.0))
+        << g.passThrough.ci.lo << " " << g.passThrough.ci.hi;
+    EXPECT_NE(g.verdict.find("on the critical path (linear)"),
+              std::string::npos);
+  }
+}
+
+TEST(Classify, ExactDataWithoutNoise) {
+  SweepAnalysis line = analyzeOne([](double x) { return 100000 + x; }, 0, 1);
+  EXPECT_EQ(line.groups[0].shape, Shape::Linear);
+  EXPECT_NEAR(line.groups[0].passThrough.value, 1, 1e-9);
+  SweepAnalysis flat = analyzeOne([](double) { return 100000.0; }, 0, 1);
+  EXPECT_EQ(flat.groups[0].shape, Shape::None);
+  SweepAnalysis hinge = analyzeOne(
+      [](double x) { return 100000 + std::max(0.0, x - 15000); }, 0, 1, kFine);
+  EXPECT_EQ(hinge.groups[0].shape, Shape::Threshold);
+  EXPECT_NEAR(hinge.groups[0].hinge.fit.knee, 15000, 1e-6);
+}
+
+TEST(Classify, FlatDataIsNone) {
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    SweepAnalysis a = analyzeOne([](double) { return 100000.0; }, 0.02, seed);
+    const GroupAnalysis &g = a.groups[0];
+    EXPECT_EQ(g.shape, Shape::None) << "seed " << seed;
+    EXPECT_TRUE(g.passThrough.ci.contains(0.0));
+    EXPECT_NE(g.verdict.find("off the critical path (none)"),
+              std::string::npos);
+  }
+}
+
+TEST(Classify, HingeDataIsThresholdWithKneeNearTheTruth) {
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    SweepAnalysis a =
+        analyzeOne([](double x) { return 100000 + std::max(0.0, x - 15000); },
+                   0.01, seed, kFine);
+    const GroupAnalysis &g = a.groups[0];
+    ASSERT_EQ(g.shape, Shape::Threshold) << "seed " << seed;
+    EXPECT_NEAR(g.hinge.fit.knee, 15000, 3000);
+    EXPECT_NEAR(g.slackNsPerCall, 15000, 3000);
+    EXPECT_TRUE(g.passThrough.ci.contains(1.0));
+    // Speeding up a function with slack buys nothing.
+    for (const Extrapolation &e : g.extrapolations) {
+      EXPECT_TRUE(e.valid);
+      EXPECT_EQ(e.gainPercent.value, 0);
+    }
+  }
+}
+
+TEST(Classify, HalfHiddenDelayIsSubLinear) {
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    SweepAnalysis a =
+        analyzeOne([](double x) { return 100000 + 0.5 * x; }, 0.02, seed);
+    const GroupAnalysis &g = a.groups[0];
+    EXPECT_EQ(g.shape, Shape::SubLinear) << "seed " << seed;
+    EXPECT_TRUE(g.passThrough.ci.contains(0.5));
+  }
+}
+
+TEST(Classify, NoiseThatSwampsTheEffectIsInconclusive) {
+  // 30% noise against delays worth at most 10% of the time per unit.
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    SweepAnalysis a = analyzeOne([](double x) { return 100000 + x; }, 0.3, seed,
+                                 {0, 1000, 5000, 10000}, 3);
+    EXPECT_EQ(a.groups[0].shape, Shape::Inconclusive) << "seed " << seed;
+    for (const Extrapolation &e : a.groups[0].extrapolations)
+      EXPECT_FALSE(e.valid);
+  }
+}
+
+TEST(Classify, TooFewRunsIsInconclusive) {
+  std::vector<RunPoint> points;
+  addGroup(
+      points, 0, {0, 1000}, 1, [](double x) { return 1000 + x; }, 0, 1);
+  SweepAnalysis a = analyzeSweep({"g"}, {"f"}, {0, 1000}, points, {});
+  EXPECT_EQ(a.groups[0].shape, Shape::Inconclusive);
+}
+
+TEST(Extrapolate, LinearGainFollowsTheSlopeAndIsCapped) {
+  SweepAnalysis a = analyzeOne([](double x) { return 100000 + x; }, 0.01, 3);
+  GroupAnalysis g = a.groups[0];
+  // By default the nonzero delays up to the function's own 40us per call.
+  ASSERT_EQ(g.extrapolations.size(), 2u);
+  const Extrapolation &tenUs = g.extrapolations[1];
+  EXPECT_EQ(tenUs.speedupNs, 10000u);
+  // 100us -> 90us per unit: +11.1%.
+  EXPECT_NEAR(tenUs.gainPercent.value, 11.1, 1.0);
+  EXPECT_LE(tenUs.gainPercent.ci.lo, tenUs.gainPercent.value);
+  EXPECT_GE(tenUs.gainPercent.ci.hi, tenUs.gainPercent.value);
+  EXPECT_FALSE(tenUs.capped);
+  // 100us faster per call is more than the function's own 40us per call.
+  AnalysisSettings settings;
+  settings.speedupsNs = {100000};
+  extrapolate(g, settings, kDelays);
+  const Extrapolation &hundred = g.extrapolations[0];
+  EXPECT_TRUE(hundred.capped);
+  EXPECT_DOUBLE_EQ(hundred.usedNs, 40000);
+  EXPECT_NE(hundred.note.find("the function's own time per call"),
+            std::string::npos);
+  EXPECT_NEAR(hundred.gainPercent.value, 100 * (100.0 / 60 - 1), 3);
+}
+
+TEST(Extrapolate, CappedByTheSlackAnotherGroupShowed) {
+  // The consumer is the bottleneck; the short task has 15us of slack per
+  // unit: speeding the consumer up saves at most 15us before the short task
+  // limits throughput.
+  std::vector<RunPoint> points;
+  addGroup(
+      points, 0, kFine, 5, [](double x) { return 100000 + x; }, 0.01, 3);
+  addGroup(
+      points, 1, kFine, 5,
+      [](double x) { return 100000 + std::max(0.0, x - 15000); }, 0.01, 4);
+  addUnarmed(points, 5, 100000, 0.01, 5);
+  AnalysisSettings settings;
+  settings.resamples = 500;
+  settings.speedupsNs = {5000, 40000};
+  SweepAnalysis a =
+      analyzeSweep({"consumer", "short"}, {"c", "s"}, kFine, points, settings);
+  const GroupAnalysis &g = a.groups[0];
+  ASSERT_EQ(g.shape, Shape::Linear);
+  EXPECT_EQ(g.slackElsewhereGroup, "short");
+  double y0 = g.levels[0].timePerUnitNs.median;
+  const Extrapolation &small = g.extrapolations[0],
+                      &large = g.extrapolations[1];
+  EXPECT_EQ(small.note.find("slack"), std::string::npos);
+  EXPECT_NEAR(small.gainPercent.value, 100 * (y0 / (y0 - 5000) - 1), 1);
+  EXPECT_NE(large.note.find("the slack short showed"), std::string::npos);
+  double knee = a.groups[1].hinge.fit.knee;
+  EXPECT_NEAR(large.gainPercent.value, 100 * (y0 / (y0 - knee) - 1), 1e-9);
+  EXPECT_LE(large.gainPercent.ci.hi, large.gainPercent.value + 1e-9);
+}
+
+TEST(Extrapolate, NeverPastTheLargestDelayMeasured) {
+  GroupAnalysis g;
+  g.shape = Shape::Linear;
+  g.line.slope = 1;
+  g.line.slopeCI = {0.9, 1.1};
+  g.callsPerUnit = 1;
+  g.targetNsPerCall = -1; // unknown
+  LevelStats base;
+  base.timePerUnitNs.median = 1000000;
+  g.levels.push_back(base);
+  AnalysisSettings settings;
+  settings.speedupsNs = {500000};
+  extrapolate(g, settings, {0, 100000});
+  ASSERT_EQ(g.extrapolations.size(), 1u);
+  EXPECT_TRUE(g.extrapolations[0].capped);
+  EXPECT_DOUBLE_EQ(g.extrapolations[0].usedNs, 100000);
+  EXPECT_NEAR(g.extrapolations[0].gainPercent.value, 100 * (1 / 0.9 - 1), 1e-9);
+}
+
+TEST(Extrapolate, NoneGivesNoGain) {
+  SweepAnalysis a = analyzeOne([](double) { return 100000.0; }, 0.01, 2);
+  for (const Extrapolation &e : a.groups[0].extrapolations) {
+    EXPECT_TRUE(e.valid);
+    EXPECT_EQ(e.gainPercent.value, 0);
+    EXPECT_NE(e.note.find("no gain"), std::string::npos);
+  }
+}
+
+TEST(Controls, OverheadAndNoiseAreMeasured) {
+  std::vector<RunPoint> points;
+  // Armed costs 5% at zero delay; 1% noise.
+  addGroup(
+      points, 0, kDelays, 9, [](double x) { return 105000 + x; }, 0.01, 4);
+  addUnarmed(points, 9, 100000, 0.01, 5);
+  SweepAnalysis a = analyzeSweep({"g"}, {"f"}, kDelays, points, {});
+  EXPECT_NEAR(a.groups[0].overheadPercent.value, 5, 1.5);
+  EXPECT_TRUE(a.groups[0].overheadPercent.ci.contains(5));
+  EXPECT_GT(a.groups[0].overheadPercent.ci.lo, 0);
+  EXPECT_NEAR(a.noisePercent, 1, 0.8);
+  EXPECT_EQ(a.unarmedThroughput.n, 9u);
+}
+
+TEST(Ranking, CriticalFirstThenSlackThenOffThePath) {
+  std::vector<RunPoint> points;
+  addGroup(
+      points, 0, kFine, 5, [](double) { return 100000.0; }, 0.01, 1);
+  addGroup(
+      points, 1, kFine, 5,
+      [](double x) { return 100000 + std::max(0.0, x - 15000); }, 0.01, 2);
+  addGroup(
+      points, 2, kFine, 5, [](double x) { return 100000 + x; }, 0.01, 3);
+  addUnarmed(points, 5, 100000, 0.01, 4);
+  AnalysisSettings settings;
+  settings.resamples = 500;
+  SweepAnalysis a = analyzeSweep({"producer", "short", "consumer"},
+                                 {"p", "s", "c"}, kFine, points, settings);
+  ASSERT_EQ(a.ranking.size(), 3u);
+  EXPECT_EQ(a.groups[a.ranking[0]].name, "consumer");
+  EXPECT_EQ(a.groups[a.ranking[1]].name, "short");
+  EXPECT_EQ(a.groups[a.ranking[2]].name, "producer");
+  EXPECT_EQ(a.answer.find("consumer: on the critical path (linear), "
+                          "pass-through "),
+            0u);
+  EXPECT_NE(a.answer.find("; short: off the critical path with "),
+            std::string::npos);
+  EXPECT_NE(a.answer.find("; producer: off the critical path (none)"),
+            std::string::npos);
+}
+
+TEST(Levels, PerDelayPassThroughAndDelayPerUnit) {
+  SweepAnalysis a = analyzeOne([](double x) { return 100000 + x; }, 0.005, 8);
+  const GroupAnalysis &g = a.groups[0];
+  ASSERT_EQ(g.levels.size(), 4u);
+  EXPECT_TRUE(std::isnan(g.levels[0].passThrough.value));
+  EXPECT_DOUBLE_EQ(g.levels[3].delayPerUnitNs, 100000);
+  EXPECT_NEAR(g.levels[3].passThrough.value, 1, 0.05);
+  EXPECT_TRUE(
+      g.levels[3].passThrough.ci.contains(g.levels[3].passThrough.value));
+  EXPECT_NEAR(g.levels[3].throughput.median, 5000, 100);
+  EXPECT_EQ(g.levels[3].throughput.n, 5u);
+}
+
+TEST(Shapes, HaveTheirReportNames) {
+  EXPECT_STREQ(shapeName(Shape::None), "none");
+  EXPECT_STREQ(shapeName(Shape::Linear), "linear");
+  EXPECT_STREQ(shapeName(Shape::SubLinear), "sub-linear");
+  EXPECT_STREQ(shapeName(Shape::Threshold), "threshold");
+  EXPECT_STREQ(shapeName(Shape::Inconclusive), "inconclusive");
+}
