@@ -1,6 +1,7 @@
 //===- Result.cpp - what one run of a sweep measured ----------------------===//
 #include "run/Result.h"
 
+#include "perfcc/OutputSchema.h"
 #include "perfcc/Selection.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -19,6 +20,7 @@
 namespace perfcc::perfctl {
 
 using nlohmann::json;
+namespace key = perfcc::schema::summary;
 
 namespace {
 
@@ -53,7 +55,7 @@ std::optional<RunMeasurement> parseSummary(std::string_view text,
                                            const std::string &name,
                                            std::string &error) {
   json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded() || !doc.is_object() || !doc.contains("functions")) {
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains(key::Functions)) {
     error = fmt::format("{}: not a perfcc summary (malformed JSON or no "
                         "\"functions\")",
                         name);
@@ -61,56 +63,57 @@ std::optional<RunMeasurement> parseSummary(std::string_view text,
   }
   RunMeasurement m;
   m.files.push_back(name);
-  m.durationNs = u64(doc, "duration_ns");
+  m.durationNs = u64(doc, key::DurationNs);
   // A runtime without the window measured the whole run.
-  m.windowNs =
-      doc.contains("window") ? u64(doc["window"], "duration_ns") : m.durationNs;
-  if (auto it = doc.find("delay"); it != doc.end() && it->is_object()) {
+  m.windowNs = doc.contains(key::Window)
+                   ? u64(doc[key::Window], key::DurationNs)
+                   : m.durationNs;
+  if (auto it = doc.find(key::Delay); it != doc.end() && it->is_object()) {
     const json &delay = *it;
     m.hasDelay = true;
-    m.armed = delay.value("armed", false);
-    m.delayedCalls = u64(delay, "delayed_calls");
-    m.requestedNs = u64(delay, "requested_ns");
-    m.deliveredNs = u64(delay, "delivered_ns");
-    if (auto cal = delay.find("calibration"); cal != delay.end()) {
-      m.clockReadNs = dbl(*cal, "clock_read_ns");
-      m.minDelayNs = dbl(*cal, "min_delay_ns");
+    m.armed = delay.value(key::Armed, false);
+    m.delayedCalls = u64(delay, key::DelayedCalls);
+    m.requestedNs = u64(delay, key::RequestedNs);
+    m.deliveredNs = u64(delay, key::DeliveredNs);
+    if (auto cal = delay.find(key::Calibration); cal != delay.end()) {
+      m.clockReadNs = dbl(*cal, key::ClockReadNs);
+      m.minDelayNs = dbl(*cal, key::MinDelayNs);
     }
-    for (const json &f : delay.value("functions", json::array())) {
-      DelayedFunction &d = byName(m.delayed, str(f, "name"));
-      d.delayedCalls += u64(f, "delayed_calls");
-      d.requestedNs += u64(f, "requested_ns");
-      d.deliveredNs += u64(f, "delivered_ns");
-      d.worstErrorNs = std::max(d.worstErrorNs, dbl(f, "worst_error_ns"));
+    for (const json &f : delay.value(key::Functions, json::array())) {
+      DelayedFunction &d = byName(m.delayed, str(f, key::Name));
+      d.delayedCalls += u64(f, key::DelayedCalls);
+      d.requestedNs += u64(f, key::RequestedNs);
+      d.deliveredNs += u64(f, key::DeliveredNs);
+      d.worstErrorNs = std::max(d.worstErrorNs, dbl(f, key::WorstErrorNs));
     }
   }
-  if (auto it = doc.find("speedup"); it != doc.end() && it->is_object()) {
+  if (auto it = doc.find(key::Speedup); it != doc.end() && it->is_object()) {
     const json &speedup = *it;
     m.hasSpeedup = true;
-    m.speedupPercent = u64(speedup, "percent");
-    m.insertedNs = u64(speedup, "inserted_ns");
-    m.paidNs = u64(speedup, "paid_ns");
-    m.effectiveNs = u64(speedup, "effective_duration_ns");
-    auto valid = speedup.find("valid");
+    m.speedupPercent = u64(speedup, key::Percent);
+    m.insertedNs = u64(speedup, key::InsertedNs);
+    m.paidNs = u64(speedup, key::PaidNs);
+    m.effectiveNs = u64(speedup, key::EffectiveDurationNs);
+    auto valid = speedup.find(key::Valid);
     m.speedupValid =
         !(valid != speedup.end() && valid->is_boolean() && !valid->get<bool>());
-    m.speedupReason = str(speedup, "reason");
+    m.speedupReason = str(speedup, key::Reason);
   }
-  for (const json &p : doc.value("progress", json::array())) {
-    ProgressCount &point = byName(m.progress, str(p, "name"));
-    point.kind = str(p, "kind");
-    bool latency = point.kind == "latency";
-    point.count += u64(p, latency ? "ends" : "count");
+  for (const json &p : doc.value(key::Progress, json::array())) {
+    ProgressCount &point = byName(m.progress, str(p, key::Name));
+    point.kind = str(p, key::Kind);
+    bool latency = point.kind == key::KindLatency;
+    point.count += u64(p, latency ? key::Ends : key::Count);
     point.countInWindow +=
-        u64(p, latency ? "ends_in_window" : "count_in_window");
+        u64(p, latency ? key::EndsInWindow : key::CountInWindow);
   }
-  for (const json &f : doc["functions"]) {
-    ProbedFunction &fn = byName(m.functions, str(f, "name"));
-    fn.mangled = str(f, "mangled");
-    fn.file = str(f, "file");
-    fn.calls += u64(f, "calls");
-    if (auto incl = f.find("inclusive_ns"); incl != f.end())
-      fn.inclusiveNs += dbl(*incl, "total");
+  for (const json &f : doc[key::Functions]) {
+    ProbedFunction &fn = byName(m.functions, str(f, key::Name));
+    fn.mangled = str(f, key::Mangled);
+    fn.file = str(f, key::File);
+    fn.calls += u64(f, key::Calls);
+    if (auto incl = f.find(key::InclusiveNs); incl != f.end())
+      fn.inclusiveNs += dbl(*incl, key::Total);
   }
   return m;
 }

@@ -7,7 +7,10 @@
 //===----------------------------------------------------------------------===//
 #include "run/Result.h"
 
+#include "perfcc/OutputSchema.h"
 #include "perfcc/Selection.h"
+
+#include <nlohmann/json.hpp>
 
 #include <gtest/gtest.h>
 
@@ -20,47 +23,82 @@ namespace {
 
 /// A summary as the runtime writes it, with \p units progress counts in a
 /// window of \p windowNs, and \p delayedCalls delayed calls of "consumer".
+/// Built with the schema's keys (perfcc/OutputSchema.h), as the runtime does.
 std::string summary(std::uint64_t units, std::uint64_t windowNs,
                     std::uint64_t delayedCalls, std::uint64_t delayNs,
                     const std::string &progressName = "tokens") {
+  namespace k = perfcc::schema::summary;
+  using nlohmann::json;
   std::uint64_t delivered = delayedCalls * delayNs + delayedCalls * 10;
-  return R"({"perfcc_version":"0.1.0","program":"app","pid":42,"mode":"summary",
-"trace":"","clock":"tsc","duration_ns":)" +
-         std::to_string(windowNs + 5000000) + R"(,"functions_registered":3,
-"dropped":{"spans":0,"depth_overflows":0,"unmatched_exits":0,"abandoned_frames":0},
-"window":{"start_ns":100,"end_ns":)" +
-         std::to_string(100 + windowNs) + R"(,"duration_ns":)" +
-         std::to_string(windowNs) + R"(},
-"delay":{"armed":true,"ns":)" +
-         std::to_string(delayNs) + R"(,"frequency":1,"targets":"c.targets",
- "calibration":{"clock_read_ns":8.6,"min_delay_ns":30},
- "functions":[{"name":"consumer","calls_in_window":)" +
-         std::to_string(delayedCalls) + R"(,"delayed_calls":)" +
-         std::to_string(delayedCalls) + R"(,"requested_ns":)" +
-         std::to_string(delayedCalls * delayNs) + R"(,"delivered_ns":)" +
-         std::to_string(delivered) +
-         R"(,"mean_error_ns":10,"worst_error_ns":55}],
- "delayed_calls":)" +
-         std::to_string(delayedCalls) + R"(,"requested_ns":)" +
-         std::to_string(delayedCalls * delayNs) + R"(,"delivered_ns":)" +
-         std::to_string(delivered) + R"(},
-"progress":[{"name":")" +
-         progressName + R"(","kind":"throughput","count":)" +
-         std::to_string(units + 7) + R"(,"count_in_window":)" +
-         std::to_string(units) + R"(,"rate_per_s":1.0},
- {"name":"request","kind":"latency","begins":11,"ends":10,"ends_in_window":8,
-  "rate_per_s":1.0,"mean_latency_ns":500}],
-"functions":[
-{"name":"consumer","mangled":"_Z8consumerv","file":"/src/pipe.cpp","line":3,"calls":)" +
-         std::to_string(delayedCalls + 2) + R"(,
- "inclusive_ns":{"total":5000,"mean":50,"p50":50,"p99":60,"min":40,"max":70},
- "exclusive_ns":{"total":5000,"mean":50,"p50":50,"p99":60,"min":40,"max":70},
- "threads":[]},
-{"name":"producer","mangled":"_Z8producerv","file":"/src/pipe.cpp","line":9,"calls":4,
- "inclusive_ns":{"total":400,"mean":100,"p50":100,"p99":100,"min":100,"max":100},
- "exclusive_ns":{"total":400,"mean":100,"p50":100,"p99":100,"min":100,"max":100},
- "threads":[]}
-],"threads":[]})";
+  auto times = [](std::uint64_t total, std::uint64_t mean, std::uint64_t min,
+                  std::uint64_t max) {
+    return json{{k::Total, total}, {k::Mean, mean}, {k::P50, mean},
+                {k::P99, max},     {k::Min, min},   {k::Max, max}};
+  };
+  json doc = {
+      {k::Version, "0.1.0"},
+      {k::Program, "app"},
+      {k::Pid, 42},
+      {k::Mode, "summary"},
+      {k::TraceFile, ""},
+      {k::Clock, "tsc"},
+      {k::DurationNs, windowNs + 5000000},
+      {k::FunctionsRegistered, 3},
+      {k::Dropped,
+       {{k::DroppedSpans, 0},
+        {k::DroppedDepthOverflows, 0},
+        {k::DroppedUnmatchedExits, 0},
+        {k::DroppedAbandonedFrames, 0}}},
+      {k::Window,
+       {{k::StartNs, 100},
+        {k::EndNs, 100 + windowNs},
+        {k::DurationNs, windowNs}}},
+      {k::Delay,
+       {{k::Armed, true},
+        {k::DelayNs, delayNs},
+        {k::Frequency, 1},
+        {k::DelayTargets, "c.targets"},
+        {k::Calibration, {{k::ClockReadNs, 8.6}, {k::MinDelayNs, 30}}},
+        {k::Functions, json::array({{{k::Name, "consumer"},
+                                     {k::CallsInWindow, delayedCalls},
+                                     {k::DelayedCalls, delayedCalls},
+                                     {k::RequestedNs, delayedCalls * delayNs},
+                                     {k::DeliveredNs, delivered},
+                                     {k::MeanErrorNs, 10},
+                                     {k::WorstErrorNs, 55}}})},
+        {k::DelayedCalls, delayedCalls},
+        {k::RequestedNs, delayedCalls * delayNs},
+        {k::DeliveredNs, delivered}}},
+      {k::Progress, json::array({{{k::Name, progressName},
+                                  {k::Kind, k::KindThroughput},
+                                  {k::Count, units + 7},
+                                  {k::CountInWindow, units},
+                                  {k::RatePerS, 1.0}},
+                                 {{k::Name, "request"},
+                                  {k::Kind, k::KindLatency},
+                                  {k::Begins, 11},
+                                  {k::Ends, 10},
+                                  {k::EndsInWindow, 8},
+                                  {k::RatePerS, 1.0},
+                                  {k::MeanLatencyNs, 500}}})},
+      {k::Functions, json::array({{{k::Name, "consumer"},
+                                   {k::Mangled, "_Z8consumerv"},
+                                   {k::File, "/src/pipe.cpp"},
+                                   {k::Line, 3},
+                                   {k::Calls, delayedCalls + 2},
+                                   {k::InclusiveNs, times(5000, 50, 40, 70)},
+                                   {k::ExclusiveNs, times(5000, 50, 40, 70)},
+                                   {k::Threads, json::array()}},
+                                  {{k::Name, "producer"},
+                                   {k::Mangled, "_Z8producerv"},
+                                   {k::File, "/src/pipe.cpp"},
+                                   {k::Line, 9},
+                                   {k::Calls, 4},
+                                   {k::InclusiveNs, times(400, 100, 100, 100)},
+                                   {k::ExclusiveNs, times(400, 100, 100, 100)},
+                                   {k::Threads, json::array()}}})},
+      {k::Threads, json::array()}};
+  return doc.dump();
 }
 
 RunMeasurement parsed(const std::string &text) {
@@ -103,7 +141,11 @@ TEST(Summary, ReadsWindowDelayProgressAndFunctions) {
 }
 
 TEST(Summary, OlderRuntimeWithoutDelayOrWindowStillReads) {
-  RunMeasurement m = parsed(R"({"duration_ns":7000,"functions":[]})");
+  namespace k = perfcc::schema::summary;
+  RunMeasurement m = parsed(nlohmann::json{
+      {k::DurationNs, 7000},
+      {k::Functions,
+       nlohmann::json::array()}}.dump());
   EXPECT_FALSE(m.hasDelay);
   EXPECT_EQ(m.windowNs, 7000u); // the whole run
   EXPECT_TRUE(m.progress.empty());
@@ -242,12 +284,13 @@ TEST(Targets, MatchedAgainstTheProbedFunctions) {
 }
 
 TEST(Speedup, VirtualRateFromTheEffectiveWindowAndValidity) {
-  std::string text = summary(1000, 500000000, 0, 0);
-  std::string speedup =
-      R"("speedup":{"percent":25,"inserted_ns":100000000,"paid_ns":90000000,)"
-      R"("effective_duration_ns":400000000,"valid":false,"reason":"the )"
-      R"(process loaded a CUDA driver"},"progress":)";
-  text.replace(text.find("\"progress\":"), 11, speedup);
+  namespace k = perfcc::schema::summary;
+  nlohmann::json doc = nlohmann::json::parse(summary(1000, 500000000, 0, 0));
+  doc[k::Speedup] = {
+      {k::Percent, 25},      {k::InsertedNs, 100000000},
+      {k::PaidNs, 90000000}, {k::EffectiveDurationNs, 400000000},
+      {k::Valid, false},     {k::Reason, "the process loaded a CUDA driver"}};
+  std::string text = doc.dump();
   RunMeasurement m = parsed(text);
   EXPECT_TRUE(m.hasSpeedup);
   EXPECT_EQ(m.speedupPercent, 25u);
