@@ -1,8 +1,8 @@
 // engine/sampler.cpp - greedy, temperature, top-k, top-p and the draw (see
-// sampler.h); the passes over a whole row are in sampler_kernels.cpp.
+// sampler.h); the passes over a whole row are in cpu/sampler_kernels.cpp.
 #include "engine/sampler.h"
 
-#include "engine/sampler_kernels.h"
+#include "engine/cpu/sampler_kernels.h"
 
 #include <algorithm>
 #include <cmath>

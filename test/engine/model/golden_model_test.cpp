@@ -11,9 +11,9 @@
 #include "engine/cpu/thread_pool.h"
 #include "engine/forward_batch.h"
 #include "engine/io/checkpoint.h"
-#include "engine/kv_cache.h"
+#include "engine/cpu/kv_cache.h"
 #include "engine/llm_engine.h"
-#include "engine/qwen3_cpu_model.h"
+#include "engine/cpu/qwen3_cpu_model.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,12 +1,12 @@
-// engine/cpu_model_runner.h - the CPU backend: a thread pool, the Qwen3
+// engine/cpu/cpu_model_runner.h - the CPU backend: a thread pool, the Qwen3
 // model over the memory-mapped weights, the paged KV cache and the sampler.
 #pragma once
 
 #include "engine/cpu/thread_pool.h"
 #include "engine/engine_config.h"
-#include "engine/kv_cache.h"
+#include "engine/cpu/kv_cache.h"
 #include "engine/model_runner.h"
-#include "engine/qwen3_cpu_model.h"
+#include "engine/cpu/qwen3_cpu_model.h"
 
 #include <memory>
 

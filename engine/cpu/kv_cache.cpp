@@ -1,5 +1,5 @@
 // engine/kv_cache.cpp - allocation of the paged KV cache.
-#include "engine/kv_cache.h"
+#include "engine/cpu/kv_cache.h"
 
 #include "engine/error.h"
 

@@ -1,4 +1,4 @@
-// engine/sampler_kernels.h - the Sampler's passes over a whole row of logits
+// engine/cpu/sampler_kernels.h - the Sampler's passes over a whole row of logits
 // (max, first position of a value, skipping runs below a threshold, exp),
 // compiled for SSE2 (every x86-64) and AVX2+FMA and picked once at run time,
 // since a 151,936-token row makes them the whole cost of sampling.

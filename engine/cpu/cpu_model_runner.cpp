@@ -1,6 +1,6 @@
 // engine/cpu_model_runner.cpp - sizing the KV cache and running one step on
 // the CPU.
-#include "engine/cpu_model_runner.h"
+#include "engine/cpu/cpu_model_runner.h"
 
 #include "engine/cpu/cpu_features.h"
 #include "engine/error.h"

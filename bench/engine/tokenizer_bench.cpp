@@ -1,4 +1,4 @@
-// test/engine/tokenizer/tokenizer_bench.cpp - tokenizer speed (not a test):
+// bench/engine/tokenizer_bench.cpp - tokenizer speed (not a test):
 // load time of a tokenizer.json, then encode and decode throughput on the
 // mixed corpus (corpus_large.json: prose in many scripts, code, emoji,
 // whitespace runs, special tokens), one thread.

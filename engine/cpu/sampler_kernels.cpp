@@ -2,7 +2,7 @@
 // row passes (see sampler_kernels.h). The AVX2 functions carry a target
 // attribute instead of the file being built with -mavx2, so one binary runs
 // everywhere and the dispatch below decides.
-#include "engine/sampler_kernels.h"
+#include "engine/cpu/sampler_kernels.h"
 
 #include <algorithm>
 #include <cmath>

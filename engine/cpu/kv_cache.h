@@ -1,4 +1,4 @@
-// engine/kv_cache.h - the CPU backend's paged KV cache: for every layer, K
+// engine/cpu/kv_cache.h - the CPU backend's paged KV cache: for every layer, K
 // and V as [num_blocks][block_size][num_kv_heads][head_dim], in fp32 or bf16.
 //
 // The KV type follows the weights, as Hugging Face keeps the cache in the

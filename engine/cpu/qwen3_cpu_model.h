@@ -1,4 +1,4 @@
-// engine/qwen3_cpu_model.h - the Qwen3 decoder on the CPU backend: one
+// engine/cpu/qwen3_cpu_model.h - the Qwen3 decoder on the CPU backend: one
 // forward over a ForwardBatch, writing K/V into the paged cache and logits
 // for the requested rows.
 //
@@ -12,7 +12,7 @@
 #include "engine/cpu/thread_pool.h"
 #include "engine/forward_batch.h"
 #include "engine/io/model_config.h"
-#include "engine/kv_cache.h"
+#include "engine/cpu/kv_cache.h"
 #include "engine/qwen3_weights.h"
 
 #include <vector>

@@ -4,7 +4,7 @@
 // rope(q_norm(q)), rope(k_norm(k)), v)) over h = input_norm(x); then
 // x += down(silu(gate(h)) * up(h)) over h = post_norm(x). The final norm and
 // the head run only on the rows whose logits are wanted.
-#include "engine/qwen3_cpu_model.h"
+#include "engine/cpu/qwen3_cpu_model.h"
 
 #include "engine/cpu/attention.h"
 
