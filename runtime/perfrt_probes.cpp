@@ -100,7 +100,8 @@ __attribute__((always_inline)) inline void exitWith(perfcc_desc *desc,
   // popFrame for the cases checked above.
   CompletedCall call = popTop(t, end);
   if (c)
-    storeSpan(c, SpanRecord{call.start, end, call.exclusive, call.fn, flags});
+    storeSpan(c,
+              SpanRecord{call.start, call.end, call.exclusive, call.fn, flags});
   else
     s->add(call.inclusive, call.exclusive);
   release(t);

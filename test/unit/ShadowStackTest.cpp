@@ -138,3 +138,48 @@ TEST_F(ShadowStack, CallsBeyondMaxDepthAreCountedNotRecorded) {
 }
 
 } // namespace
+
+// Trace mode: each completed call becomes one span in the thread's chunk, in
+// the order the calls end, through the same storeSpan the exit probe's fast
+// path uses.
+TEST_F(ShadowStack, TraceModeAppendsOneSpanPerCallAsItEnds) {
+  spansInit(4 * ChunkBytes);
+  gRt.trace = true;
+  enter(1, 1000, 0);
+  enter(2, 900, 10);
+  exitFrame(t, 2, 30, SpanUnwind);
+  exitFrame(t, 1, 50, 0);
+  gRt.trace = false;
+  ASSERT_NE(t->chunk, nullptr);
+  ASSERT_EQ(t->chunk->count, 2u);
+  const SpanRecord &inner = t->chunk->records[0], &outer = t->chunk->records[1];
+  EXPECT_EQ(inner.fn, 2u);
+  EXPECT_EQ(inner.start, 10u);
+  EXPECT_EQ(inner.end, 30u);
+  EXPECT_EQ(inner.exclusive, 20u);
+  EXPECT_EQ(inner.flags, uint32_t(SpanUnwind));
+  EXPECT_EQ(outer.fn, 1u);
+  EXPECT_EQ(outer.start, 0u);
+  EXPECT_EQ(outer.end, 50u);
+  EXPECT_EQ(outer.exclusive, 30u); // 50 minus the inner call's 20
+  EXPECT_EQ(outer.flags, 0u);
+}
+
+// The recursion guard the probes take: held while the runtime records,
+// refused (and left clear) once recording stopped, and a thread already
+// inside a probe (a signal handler interrupting it) gets no state.
+TEST_F(ShadowStack, GuardIsTakenOnlyWhileRecordingAndNeverTwice) {
+  tlsState = t;
+  gRt.recording.store(true);
+  ASSERT_TRUE(enterGuard(t));
+  EXPECT_EQ(t->busy.load(), 1u);
+  EXPECT_EQ(acquire(), nullptr); // already inside a probe
+  release(t);
+  EXPECT_EQ(t->busy.load(), 0u);
+  EXPECT_EQ(acquire(), t);
+  release(t);
+  gRt.recording.store(false);
+  EXPECT_FALSE(enterGuard(t));
+  EXPECT_EQ(t->busy.load(), 0u);
+  EXPECT_EQ(acquire(), nullptr);
+}
