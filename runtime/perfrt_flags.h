@@ -13,6 +13,7 @@
 #ifndef PERFRT_FLAGS_H
 #define PERFRT_FLAGS_H
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -56,6 +57,18 @@ constexpr const char *endOf(const char *s) {
     ++s;
   return s;
 }
+/// One accepted spelling of a value.
+template <class T> struct Choice {
+  const char *text;
+  T value;
+};
+template <class T, size_t N>
+constexpr bool parseChoice(const char *s, const Choice<T> (&choices)[N], T &v) {
+  for (const Choice<T> &c : choices)
+    if (equal(s, c.text))
+      return v = c.value, true;
+  return false;
+}
 } // namespace detail
 
 /// One parser per kind of setting: `parse` reads a whole value or returns
@@ -77,52 +90,40 @@ struct Mode {
   using Value = perfrt::Mode;
   static constexpr const char *expected = "expected trace, summary or off";
   static constexpr bool parse(const char *s, Value &v) {
-    if (detail::equal(s, "trace"))
-      return v = Value::Trace, true;
-    if (detail::equal(s, "summary"))
-      return v = Value::Summary, true;
-    if (detail::equal(s, "off"))
-      return v = Value::Off, true;
-    return false;
+    constexpr detail::Choice<Value> choices[] = {{"trace", Value::Trace},
+                                                 {"summary", Value::Summary},
+                                                 {"off", Value::Off}};
+    return detail::parseChoice(s, choices, v);
   }
 };
 struct Cupti {
   using Value = perfrt::Cupti;
   static constexpr const char *expected = "expected auto, on or off";
   static constexpr bool parse(const char *s, Value &v) {
-    if (detail::equal(s, "auto"))
-      return v = Value::Auto, true;
-    if (detail::equal(s, "on"))
-      return v = Value::On, true;
-    if (detail::equal(s, "off"))
-      return v = Value::Off, true;
-    return false;
+    constexpr detail::Choice<Value> choices[] = {
+        {"auto", Value::Auto}, {"on", Value::On}, {"off", Value::Off}};
+    return detail::parseChoice(s, choices, v);
   }
 };
 struct Clock {
   using Value = ClockChoice;
   static constexpr const char *expected = "expected auto, tsc or monotonic";
   static constexpr bool parse(const char *s, Value &v) {
-    if (detail::equal(s, "auto"))
-      return v = Value::Auto, true;
-    if (detail::equal(s, "tsc"))
-      return v = Value::Tsc, true;
-    if (detail::equal(s, "monotonic"))
-      return v = Value::Monotonic, true;
-    return false;
+    constexpr detail::Choice<Value> choices[] = {
+        {"auto", Value::Auto},
+        {"tsc", Value::Tsc},
+        {"monotonic", Value::Monotonic}};
+    return detail::parseChoice(s, choices, v);
   }
 };
 struct Bool {
   using Value = bool;
   static constexpr const char *expected = "expected 1/on/true or 0/off/false";
   static constexpr bool parse(const char *s, Value &v) {
-    if (detail::equal(s, "1") || detail::equal(s, "on") ||
-        detail::equal(s, "true"))
-      return v = true, true;
-    if (detail::equal(s, "0") || detail::equal(s, "off") ||
-        detail::equal(s, "false"))
-      return v = false, true;
-    return false;
+    constexpr detail::Choice<Value> choices[] = {
+        {"1", true},  {"on", true},   {"true", true},
+        {"0", false}, {"off", false}, {"false", false}};
+    return detail::parseChoice(s, choices, v);
   }
 };
 struct U64 {
