@@ -57,6 +57,15 @@ std::optional<PassOptions> PassOptions::fromEnvironment(std::string &Error) {
   if (const char *Report = envOrNull("PERFCC_BUILD_REPORT"))
     Opts.reportPath = Report;
 
+  if (const char *Given = envOrNull("PERFCC_BUILD_INSTRUMENT_ATTRS")) {
+    std::string S(Given);
+    if (S != "0" && S != "1") {
+      Error = "PERFCC_BUILD_INSTRUMENT_ATTRS='" + S + "': expected 0 or 1";
+      return std::nullopt;
+    }
+    Opts.instrumentAttrsGiven = S == "1";
+  }
+
   return Opts;
 }
 

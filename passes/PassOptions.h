@@ -35,8 +35,13 @@ struct PassOptions {
   std::shared_ptr<const Selection> targets;
   /// Where to append the JSON-lines report; empty for none.
   std::string reportPath;
+  /// Clang was given -finstrument-functions-after-inlining (perfcc always
+  /// gives it), so a function it left unmarked is no_instrument_function,
+  /// even in a module where no function is marked.
+  bool instrumentAttrsGiven = false;
 
-  /// Reads PERFCC_BUILD_{TARGETS,THRESHOLD,STAGE,REPORT}. Returns nullopt and
+  /// Reads PERFCC_BUILD_{TARGETS,THRESHOLD,STAGE,REPORT,INSTRUMENT_ATTRS}.
+  /// Returns nullopt and
   /// sets \p error to one line naming the variable, its value and the problem
   /// (or the targets file's own FILE:LINE:COL diagnostic).
   static std::optional<PassOptions> fromEnvironment(std::string &error);

@@ -415,10 +415,12 @@ PreservedAnalyses ConsumeInstrumentAttrsPass::run(Module &M,
   static constexpr const char *Entry = "instrument-function-entry-inlined";
   static constexpr const char *Exit = "instrument-function-exit-inlined";
   // Clang leaves the attributes off exactly the no_instrument_function
-  // functions, but only when -finstrument-functions-after-inlining was given
-  // (perfcc gives it). A module where no function has them was built without
-  // the flag, and then there is nothing to learn from their absence.
-  bool FlagGiven = false;
+  // functions, but only when -finstrument-functions-after-inlining was given.
+  // perfcc gives it and says so (AttrsGiven); with plain clang the module
+  // itself is the only evidence: one marked function shows the flag was
+  // given. (A module whose every function is no_instrument_function then
+  // looks like one built without the flag: docs/perfcc.md.)
+  bool FlagGiven = AttrsGiven;
   for (Function &F : M)
     FlagGiven |= F.hasFnAttribute(Entry);
   if (!FlagGiven)

@@ -32,15 +32,22 @@ private:
 };
 
 /// Consumes the attributes clang's -finstrument-functions-after-inlining puts
-/// on functions (so LLVM's own EntryExitInstrumenter inserts nothing) and, when
-/// the module carries them, marks every function that lacks them — those the
-/// source declared no_instrument_function — with PerfNeverAttr. Runs at the
-/// start of the pipeline, before any other pass can read the attributes.
+/// on functions (so LLVM's own EntryExitInstrumenter inserts nothing) and
+/// marks every function that lacks them — those the source declared
+/// no_instrument_function — with PerfNeverAttr: when the flag is known to
+/// have been given (\p AttrsGiven, PERFCC_BUILD_INSTRUMENT_ATTRS=1, which
+/// perfcc sets), else when the module carries the attributes at all. Runs at
+/// the start of the pipeline, before any other pass can read them.
 class ConsumeInstrumentAttrsPass
     : public llvm::PassInfoMixin<ConsumeInstrumentAttrsPass> {
 public:
+  explicit ConsumeInstrumentAttrsPass(bool AttrsGiven = false)
+      : AttrsGiven(AttrsGiven) {}
   llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &);
   static bool isRequired() { return true; }
+
+private:
+  bool AttrsGiven;
 };
 
 /// Function attribute meaning "never instrument" (from no_instrument_function).

@@ -59,6 +59,13 @@ void addInstrumentPass(ModulePassManager &MPM) {
     MPM.addPass(SettingsErrorPass(Error));
 }
 
+/// Whether perfcc said it gave clang -finstrument-functions-after-inlining.
+bool instrumentAttrsGiven() {
+  std::string Error;
+  const std::optional<PassOptions> &Options = settings(Error);
+  return Options && Options->instrumentAttrsGiven;
+}
+
 Stage configuredStage() {
   std::string Error;
   const std::optional<PassOptions> &Options = settings(Error);
@@ -74,7 +81,7 @@ void registerCallbacks(PassBuilder &PB) {
           return true;
         }
         if (Name == "perf-consume-attrs") {
-          MPM.addPass(ConsumeInstrumentAttrsPass());
+          MPM.addPass(ConsumeInstrumentAttrsPass(instrumentAttrsGiven()));
           return true;
         }
         return false;
@@ -82,7 +89,7 @@ void registerCallbacks(PassBuilder &PB) {
 
   PB.registerPipelineStartEPCallback(
       [](ModulePassManager &MPM, OptimizationLevel) {
-        MPM.addPass(ConsumeInstrumentAttrsPass());
+        MPM.addPass(ConsumeInstrumentAttrsPass(instrumentAttrsGiven()));
         if (configuredStage() == Stage::Early)
           addInstrumentPass(MPM);
       });

@@ -214,6 +214,11 @@ int main(int argc, char **argv) {
   const char *targets = std::getenv("PERFCC_BUILD_TARGETS");
 
   std::vector<std::string> extra = additions(inv, installPrefix());
+  // additions() gives clang -finstrument-functions-after-inlining; the plugin
+  // must know, or it cannot read a file whose every function is
+  // no_instrument_function (clang then marks none).
+  if (inv.generatesCode())
+    setenv("PERFCC_BUILD_INSTRUMENT_ATTRS", "1", /*overwrite=*/1);
   // The targets file decides what every object contains, so it is one of
   // the object's inputs: listed in the dependency file (-MD, -M), it makes
   // make, ninja and CMake rebuild what it affects when it changes.
