@@ -302,8 +302,9 @@ const total = (map) => [...map.values()].reduce((a, b) => a + b, 0);
 // common on a TSC that steps 10 ns) is nested in the trace, but speedscope (1.25) orders equal
 // timestamps by its own rule and can end the parent first; it then "repairs" a nesting that was
 // right, closing frames late. Such ties are found here from the exact nanoseconds (and ends that
-// its floating-point ts + dur would put in the wrong order), so those repairs are expected on
-// those threads, and only there; their spans are still counted name by name.
+// its floating-point ts + dur would put in the wrong order). speedscope's warnings do not name a
+// thread, so with ties in the trace its repair warnings are accepted; the time range is not
+// compared on the threads that have ties, and only there; every span is still counted by name.
 function ambiguousNesting(spans) {
   const ns = (us) => Math.round(us * 1000);
   const sorted = spans
