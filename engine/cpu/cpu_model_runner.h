@@ -2,11 +2,11 @@
 // model over the memory-mapped weights, the paged KV cache and the sampler.
 #pragma once
 
+#include "engine/cpu/kv_cache.h"
+#include "engine/cpu/qwen3_cpu_model.h"
 #include "engine/cpu/thread_pool.h"
 #include "engine/engine_config.h"
-#include "engine/cpu/kv_cache.h"
 #include "engine/model_runner.h"
-#include "engine/cpu/qwen3_cpu_model.h"
 
 #include <memory>
 

@@ -7,12 +7,12 @@
 // vectors are converted to fp32 copies.
 #pragma once
 
+#include "engine/cpu/kv_cache.h"
 #include "engine/cpu/matmul.h"
 #include "engine/cpu/ops.h"
 #include "engine/cpu/thread_pool.h"
 #include "engine/forward_batch.h"
 #include "engine/io/model_config.h"
-#include "engine/cpu/kv_cache.h"
 #include "engine/qwen3_weights.h"
 
 #include <vector>

@@ -1,7 +1,7 @@
-// engine/cpu/sampler_kernels.h - the Sampler's passes over a whole row of logits
-// (max, first position of a value, skipping runs below a threshold, exp),
-// compiled for SSE2 (every x86-64) and AVX2+FMA and picked once at run time,
-// since a 151,936-token row makes them the whole cost of sampling.
+// engine/cpu/sampler_kernels.h - the Sampler's passes over a whole row of
+// logits (max, first position of a value, skipping runs below a threshold,
+// exp), compiled for SSE2 (every x86-64) and AVX2+FMA and picked once at run
+// time, since a 151,936-token row makes them the whole cost of sampling.
 #pragma once
 
 #include <cstdint>

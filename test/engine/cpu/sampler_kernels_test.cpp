@@ -1,7 +1,7 @@
 // The Sampler's row kernels: the dispatched (AVX2) and baseline (SSE2)
 // versions agree with plain loops on every length, including the tails.
-#include "engine/random.h"
 #include "engine/cpu/sampler_kernels.h"
+#include "engine/random.h"
 
 #include <gtest/gtest.h>
 

@@ -8,12 +8,12 @@
 // does) and a bf16 KV cache (as Hugging Face keeps KV in the model's dtype),
 // so those models get twice the drift the reference measured for exactly
 // that rounding.
+#include "engine/cpu/kv_cache.h"
+#include "engine/cpu/qwen3_cpu_model.h"
 #include "engine/cpu/thread_pool.h"
 #include "engine/forward_batch.h"
 #include "engine/io/checkpoint.h"
-#include "engine/cpu/kv_cache.h"
 #include "engine/llm_engine.h"
-#include "engine/cpu/qwen3_cpu_model.h"
 
 #include <nlohmann/json.hpp>
 
