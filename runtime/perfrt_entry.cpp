@@ -9,6 +9,7 @@
 #include "perfrt_noinstr.h"
 PERFRT_NOINSTR_BEGIN
 
+#include "perfrt_gpu_store.h"
 #include "perfrt_registry.h"
 #include "perfrt_runtime.h"
 #include "perfrt_thread.h"
@@ -46,6 +47,9 @@ PERFRT_API void __perfcc_register(uint32_t abiVersion, perfcc_desc *begin,
 }
 
 PERFRT_API void perfcc_flush(void) { runtimeFinish(false); }
+
+/// The CUPTI adapter's way in (perfrt_gpu_records.h).
+PERFRT_API const perfrt_gpu_sink *__perfrt_gpu_sink(void) { return gpuSink(); }
 
 PERFRT_API void perfcc_set_thread_name(const char *name) {
   ThreadState *t = tlsState ? tlsState : createThreadState();

@@ -4,6 +4,8 @@ PERFRT_NOINSTR_BEGIN
 
 #include "perfrt_flags.h"
 
+#include "perfrt_nvtx.h"
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -93,14 +95,14 @@ bool parseFlags(Flags &flags, std::string &error,
                    "probes are off, so nothing would be delayed (use "
                    "PERFCC_MODE=summary)",
            false;
-  // Settings this runtime cannot honour yet are refused, never ignored.
-  if (flags.cupti == Cupti::On)
-    return error = "perfcc: PERFCC_CUPTI='on': CUPTI tracing is not supported "
-                   "by this runtime yet",
+  // Settings this build cannot honour are refused, never ignored.
+  if (flags.nvtx && !nvtxSupported())
+    return error = "perfcc: PERFCC_NVTX=1: this runtime was built without the "
+                   "NVTX headers (no CUDA toolkit at build time)",
            false;
-  if (flags.nvtx)
-    return error = "perfcc: PERFCC_NVTX: NVTX ranges are not supported by this "
-                   "runtime yet",
+  if (flags.nvtx && flags.mode == Mode::Off)
+    return error = "perfcc: PERFCC_NVTX=1 with PERFCC_MODE='off': the probes "
+                   "are off, so no range would be emitted",
            false;
   return true;
 }

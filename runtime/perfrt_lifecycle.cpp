@@ -13,6 +13,9 @@ PERFRT_NOINSTR_BEGIN
 
 #include "perfrt_clock.h"
 #include "perfrt_delay.h"
+#include "perfrt_gpu_attach.h"
+#include "perfrt_gpu_output.h"
+#include "perfrt_gpu_store.h"
 #include "perfrt_progress.h"
 #include "perfrt_record.h"
 #include "perfrt_registry.h"
@@ -76,6 +79,7 @@ void afterForkInChild() {
   spansAfterFork();
   traceAfterFork();
   progressAfterFork();
+  gpuStoreAfterFork();
 }
 
 void initOnceBody() {
@@ -125,6 +129,9 @@ void initOnceBody() {
   gRt.startTicks = nowTicks();
   delayInit(gRt.flags);
   speedupInit(gRt.flags);
+  // Last: with PERFCC_CUPTI=on it may refuse to start, and it must see the
+  // settings above.
+  gpuAttachInit();
   gRt.state.store(Lifecycle::Running);
   gRt.recording.store(gRt.flags.mode != Mode::Off, std::memory_order_release);
 }
@@ -175,6 +182,11 @@ void runtimeFinish(bool inSignal) {
       sleepMs(1);
 
   uint64_t now = nowTicks();
+  // GPU records first: CUPTI's last buffers are flushed into the store
+  // before the spans that their API calls are charged to are written.
+  clockCalibrate();
+  gpuAttachCheckAtExit();
+  gpuBeginOutput(ticksToNs(gRt.startTicks), ticksToNs(now), inSignal);
   for (ThreadState *t = allThreads(); t; t = t->next) {
     if (t->dead || t->busy.load(std::memory_order_acquire))
       continue; // finished already, or interrupted mid-probe by this signal
@@ -212,6 +224,8 @@ void runtimeFinish(bool inSignal) {
                     : std::string("no summary (") + summaryPath + ": " +
                           std::strerror(errno) + ")";
   writeStderr(line);
+  if (const char *gpuLoss = gpuLossWarning(); *gpuLoss)
+    writeStderr(gpuLoss);
 
   if (gSpeedup.on && !inSignal && speedupSawGpu())
     writeStderr("perfcc: PERFCC_SPEEDUP_PERCENT: the process loaded a CUDA "

@@ -20,6 +20,7 @@ PERFRT_NOINSTR_BEGIN
 
 #include "perfrt_clock.h"
 #include "perfrt_delay.h"
+#include "perfrt_nvtx.h"
 #include "perfrt_record.h"
 #include "perfrt_speedup.h"
 
@@ -42,6 +43,8 @@ __attribute__((noinline)) void enterSlow(perfcc_desc *desc, uintptr_t sp) {
   if (bits & PERFCC_ENABLED_RECORD) {
     if (needsRepair(t, sp))
       closeAbandonedBelow(t, sp, nowTicks());
+    if (bits & PERFCC_ENABLED_NVTX)
+      nvtxEnter(desc->id);
     if (Frame *f = pushFrame(t, desc->id, sp))
       f->start = nowTicks(); // last: bookkeeping is not charged to the call
   }
@@ -65,6 +68,8 @@ __attribute__((noinline)) void exitSlow(perfcc_desc *desc, uint64_t end,
   // Only a recorded function's entry pushed a frame.
   if (bits & PERFCC_ENABLED_RECORD)
     exitFrame(t, desc->id, end, flags);
+  if (bits & PERFCC_ENABLED_NVTX)
+    nvtxExit();
   if (bits & PERFCC_ENABLED_CATCHUP)
     speedupCatchUp(t);
   release(t);

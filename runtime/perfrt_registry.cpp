@@ -3,6 +3,7 @@
 PERFRT_NOINSTR_BEGIN
 
 #include "perfrt_registry.h"
+#include "perfrt_runtime.h"
 
 #include "perfrt_speedup.h"
 
@@ -85,7 +86,8 @@ void Registry::add(perfcc_desc *begin, perfcc_desc *end,
     // In a virtual speedup every probe is a place to pay owed delays.
     uint32_t bits = (enabled ? PERFCC_ENABLED_RECORD : 0) |
                     (delayed ? PERFCC_ENABLED_DELAY : 0) |
-                    (gSpeedup.on ? PERFCC_ENABLED_CATCHUP : 0);
+                    (gSpeedup.on ? PERFCC_ENABLED_CATCHUP : 0) |
+                    (enabled && gRt.flags.nvtx ? PERFCC_ENABLED_NVTX : 0);
     __atomic_store_n(&d->enabled, bits, __ATOMIC_RELEASE);
   }
 }

@@ -6,6 +6,7 @@ PERFRT_NOINSTR_BEGIN
 
 #include "perfrt_clock.h"
 #include "perfrt_delay.h"
+#include "perfrt_gpu_output.h"
 #include "perfrt_json.h"
 #include "perfrt_progress.h"
 #include "perfrt_registry.h"
@@ -307,6 +308,7 @@ bool summaryWrite(char *path, unsigned pathSize, const char *traceFile) {
     out.ch('}');
   }
   out.raw("\n]");
+  gpuWriteSummary(out);
   out.raw("}\n");
   out.flush();
   bool ok = !out.failed();

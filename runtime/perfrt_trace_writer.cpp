@@ -5,6 +5,7 @@ PERFRT_NOINSTR_BEGIN
 #include "perfrt_trace_writer.h"
 
 #include "perfrt_clock.h"
+#include "perfrt_gpu_output.h"
 #include "perfrt_json.h"
 #include "perfrt_progress.h"
 #include "perfrt_record.h"
@@ -115,6 +116,10 @@ void writeSpan(const SpanRecord &r, uint32_t tid) {
   out.key(key::Dur).micros(end > start ? end - start : 0);
   out.key(key::Args).ch('{').key(key::ArgFile, true).str(f.file);
   out.key(key::ArgLine).u64(f.line);
+  // The innermost call around CUDA API calls gets the id they share with it
+  // and their GPU work (Kineto's External id).
+  if (uint64_t external = gpuOnSpan(tid, start, end, r.fn))
+    out.key(key::ArgExternalId).u64(external);
   if (r.flags & SpanUnwind)
     out.key(key::ArgUnwind).raw("true");
   if (r.flags & SpanAbandoned)
@@ -153,6 +158,27 @@ void writeCounter(const SpanRecord &r, uint32_t tid) {
   out.key(key::Ts).micros(ticksToNs(r.start));
   out.key(key::Args).ch('{').key(key::ArgCounterValue, true).u64(r.exclusive);
   out.raw("}}");
+}
+
+/// A thread's kernel name, for threads the runtime has no state of.
+const char *threadNameOf(uint32_t tid) {
+  static char name[64];
+  std::snprintf(name, sizeof name, "thread %u", tid);
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/self/task/%u/comm", tid);
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return name;
+  ssize_t n = ::read(fd, name, sizeof name - 1);
+  ::close(fd);
+  if (n > 0) {
+    name[n] = '\0';
+    if (name[n - 1] == '\n')
+      name[n - 1] = '\0';
+  } else {
+    std::snprintf(name, sizeof name, "thread %u", tid);
+  }
+  return name;
 }
 
 void writeNameEvent(const char *what, uint32_t tid, const char *name) {
@@ -248,6 +274,7 @@ bool traceFinish(char *path, unsigned pathSize) {
   if (!ok)
     return false;
   clockCalibrate();
+  gpuWriteTraceEvents(out, beginEvent);
   writeNameEvent(key::ProcessName, 0, gRt.program);
   uint64_t dropped = spillLostSpans, overflows = 0, unmatched = 0,
            abandoned = 0;
@@ -257,6 +284,16 @@ bool traceFinish(char *path, unsigned pathSize) {
     overflows += t->depthOverflows;
     unmatched += t->unmatchedExits;
     abandoned += t->abandonedFrames;
+  }
+  // Threads that made CUDA calls but ran no probe still get a name.
+  uint32_t apiTids[256];
+  uint32_t apiThreads = gpuApiOnlyThreads(apiTids, 256);
+  for (uint32_t i = 0; i < apiThreads; ++i) {
+    bool known = false;
+    for (ThreadState *t = allThreads(); t && !known; t = t->next)
+      known = t->tid == apiTids[i];
+    if (!known)
+      writeNameEvent(key::ThreadName, apiTids[i], threadNameOf(apiTids[i]));
   }
   out.raw("\n]").key(key::DisplayTimeUnit).str("ns");
   out.key(key::Metadata).ch('{');
@@ -270,6 +307,7 @@ bool traceFinish(char *path, unsigned pathSize) {
   out.key(key::MetaDepthOverflows).u64(overflows);
   out.key(key::MetaUnmatchedExits).u64(unmatched);
   out.key(key::MetaAbandonedFrames).u64(abandoned);
+  gpuWriteTraceMetadata(out);
   out.raw("}}\n");
   out.flush();
   bool written = !out.failed();

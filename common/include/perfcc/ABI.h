@@ -40,6 +40,8 @@ struct perfcc_desc {
   4u /* virtual speedup mode: every probe pays                                 \
         the delays other threads owe */
 
+#define PERFCC_ENABLED_NVTX 8u /* calls also push and pop an NVTX range */
+
 /* Section holding the descriptors; a C identifier so the linker defines
  * __start_/__stop_ symbols for it. */
 #define PERFCC_DESC_SECTION "perfcc_desc"

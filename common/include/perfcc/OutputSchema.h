@@ -62,6 +62,59 @@ constexpr char MetaDroppedSpans[] = "dropped_spans";
 constexpr char MetaDepthOverflows[] = "depth_overflows";
 constexpr char MetaUnmatchedExits[] = "unmatched_exits";
 constexpr char MetaAbandonedFrames[] = "abandoned_frames";
+constexpr char MetaClockFitResidualNs[] = "clock_fit_max_residual_ns";
+
+// GPU activity (docs/gpu-tracing.md), in Kineto's names. A device is a
+// process ("GPU 0"); a stream is a thread of it; CUDA API calls are spans on
+// the calling thread; a flow joins each launch to each of its GPU records.
+constexpr char PhaseFlowStart[] = "s";
+constexpr char PhaseFlowEnd[] = "f";
+constexpr char FlowId[] = "id";
+constexpr char FlowBindPoint[] = "bp";
+constexpr char FlowBindEnclosing[] = "e";
+constexpr char ProcessSortIndex[] = "process_sort_index";
+constexpr char ThreadSortIndex[] = "thread_sort_index";
+constexpr char ArgSortIndex[] = "sort_index";
+constexpr char CategoryCudaRuntime[] = "cuda_runtime"; // a CUDA runtime call
+constexpr char CategoryCudaDriver[] = "cuda_driver";   // a driver API call
+constexpr char CategoryKernel[] = "kernel";
+constexpr char CategoryMemcpy[] = "gpu_memcpy";
+constexpr char CategoryMemset[] = "gpu_memset";
+constexpr char CategoryCudaSync[] = "cuda_sync"; // a host wait on the GPU
+constexpr char CategoryFlow[] = "ac2g";          // launch -> GPU record
+constexpr char FlowName[] = "ac2g";
+constexpr char GpuProcessPrefix[] = "GPU ";     // + the device ordinal
+constexpr char StreamThreadPrefix[] = "stream "; // + the stream id
+constexpr char ArgExternalId[] = "External id"; // joins cpu_op, API, GPU
+constexpr char ArgCorrelation[] = "correlation"; // CUPTI's correlation id
+constexpr char ArgCbid[] = "cbid";
+constexpr char ArgDevice[] = "device";
+constexpr char ArgContext[] = "context";
+constexpr char ArgStream[] = "stream";
+constexpr char ArgRegisters[] = "registers per thread";
+constexpr char ArgSharedMemory[] = "shared memory";
+constexpr char ArgGrid[] = "grid";
+constexpr char ArgBlock[] = "block";
+constexpr char ArgGraphId[] = "graph id";
+constexpr char ArgGraphNodeId[] = "graph node id";
+constexpr char ArgBytes[] = "bytes";
+constexpr char ArgBandwidth[] = "memory bandwidth (GB/s)";
+constexpr char ArgSyncKind[] = "cuda_sync_kind";
+constexpr char ArgLaunchedBy[] = "launched_by"; // the launching cpu_op's name
+constexpr char ArgCapturedBy[] = "captured_by"; // the graph's capturing cpu_op
+// Keys of metadata.gpu: how GPU activity was collected and what was lost.
+constexpr char MetaGpu[] = "gpu";
+constexpr char MetaCupti[] = "cupti"; // off, unavailable, on
+constexpr char MetaCuptiReason[] = "reason";
+constexpr char MetaCuptiVersion[] = "cupti_version";
+constexpr char MetaGpuRecords[] = "records";
+constexpr char MetaGpuDroppedRecords[] = "dropped_records";
+constexpr char MetaGpuUnmatchedLaunches[] = "unmatched_launches";
+constexpr char MetaGpuUnmatchedGpuRecords[] = "unmatched_gpu_records";
+constexpr char MetaGpuOutsideRun[] = "records_outside_run";
+constexpr char MetaGpuStartsBeforeLaunch[] = "starts_before_launch";
+constexpr char MetaGpuOverlapMoves[] = "overlap_rows_used";
+constexpr char MetaGpuZeroTimestamps[] = "zero_timestamps";
 } // namespace trace
 
 /// The summary: the run, each function's aggregates, the threads, the
@@ -140,6 +193,14 @@ constexpr char EndsInWindow[] = "ends_in_window";
 constexpr char MeanLatencyNs[] = "mean_latency_ns";
 constexpr char RatePerS[] = "rate_per_s";
 constexpr char VirtualRatePerS[] = "virtual_rate_per_s";
+// gpu: what the GPU ran (present when CUPTI was on), with the trace's
+// metadata.gpu keys for collection and quality.
+constexpr char Gpu[] = "gpu";
+constexpr char Kernels[] = "kernels";   // per kernel name
+constexpr char Launchers[] = "launchers"; // per launching function
+constexpr char DurationNsStats[] = "duration_ns";
+constexpr char Function[] = "function";
+constexpr char Quality[] = "quality";
 } // namespace summary
 
 } // namespace perfcc::schema

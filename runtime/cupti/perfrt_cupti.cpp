@@ -1,0 +1,383 @@
+//===- perfrt_cupti.cpp - the CUPTI adapter (libperfrt_cupti.so) ----------===//
+//
+// The only file that includes cupti.h. Loaded by the CUDA driver through
+// CUDA_INJECTION64_PATH (InitializeInjection, called inside cuInit) or by
+// the runtime when CUDA was initialized first (perfrt_cupti_attach). It
+// subscribes to CUPTI, gives it the runtime's clock before enabling any
+// record, enables activity records only (no per-call callbacks: a launch
+// costs the program nothing but CUPTI's own record), and turns each completed
+// buffer into the runtime's plain records (perfrt_gpu_records.h). Resource
+// callbacks, rare by nature, bring graph-node creation for capture
+// attribution and a flush before a context goes away.
+//
+// What this file cannot test without a GPU is exactly what it does: CUPTI
+// calls and field copies. Everything after the sink is tested on the CPU.
+//
+//===----------------------------------------------------------------------===//
+#include "perfrt_noinstr.h"
+PERFRT_NOINSTR_BEGIN
+
+#include "perfrt_gpu_records.h"
+
+#include <cupti.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <mutex>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <vector>
+
+#define PERFRT_CUPTI_API extern "C" __attribute__((visibility("default")))
+
+namespace {
+
+const perfrt_gpu_sink *gSink = nullptr;
+CUpti_SubscriberHandle gSubscriber = nullptr;
+std::once_flag gAttachOnce;
+bool gExiting = false; // set by the exit handler: CUDA may be torn down
+
+constexpr size_t BufferBytes = 4u << 20; // CUPTI suggests 1-10 MiB
+constexpr size_t BufferAlign = 8;
+
+// Interned names, looked up once per distinct value.
+std::mutex gNamesLock;
+std::vector<uint32_t> gRuntimeNames, gDriverNames;
+
+const char *resultText(CUptiResult r) {
+  const char *text = nullptr;
+  if (cuptiGetResultString(r, &text) != CUPTI_SUCCESS || !text)
+    return "unknown CUPTI error";
+  return text;
+}
+
+uint32_t apiName(bool driver, uint32_t cbid) {
+  std::lock_guard<std::mutex> g(gNamesLock);
+  std::vector<uint32_t> &table = driver ? gDriverNames : gRuntimeNames;
+  if (cbid < table.size() && table[cbid])
+    return table[cbid];
+  const char *name = nullptr;
+  cuptiGetCallbackName(driver ? CUPTI_CB_DOMAIN_DRIVER_API
+                              : CUPTI_CB_DOMAIN_RUNTIME_API,
+                       cbid, &name);
+  char fallback[48];
+  if (!name) {
+    std::snprintf(fallback, sizeof fallback, "%s API %u",
+                  driver ? "driver" : "runtime", cbid);
+    name = fallback;
+  }
+  uint32_t id = gSink->intern(name);
+  if (cbid < 65536) {
+    if (table.size() <= cbid)
+      table.resize(cbid + 1);
+    table[cbid] = id;
+  }
+  return id;
+}
+
+const char *memoryKindName(uint8_t kind) {
+  switch (kind) {
+  case CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE:
+    return "Pageable";
+  case CUPTI_ACTIVITY_MEMORY_KIND_PINNED:
+    return "Pinned";
+  case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE:
+  case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC:
+    return "Device";
+  case CUPTI_ACTIVITY_MEMORY_KIND_ARRAY:
+    return "Array";
+  case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED:
+  case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC:
+    return "Managed";
+  default:
+    return "Unknown";
+  }
+}
+
+const char *copyKindName(uint8_t kind) {
+  static const char *const names[] = {"Unknown", "HtoD", "DtoH", "HtoA",
+                                      "AtoH",    "AtoA", "AtoD", "DtoA",
+                                      "DtoD",    "HtoH", "PtoP"};
+  return kind < sizeof names / sizeof *names ? names[kind] : "Unknown";
+}
+
+/// Kineto's copy names: "Memcpy HtoD (Pinned -> Device)".
+uint32_t copyName(const CUpti_ActivityMemcpy6 &m) {
+  char text[96];
+  std::snprintf(text, sizeof text, "Memcpy %s (%s -> %s)",
+                copyKindName(m.copyKind), memoryKindName(m.srcKind),
+                memoryKindName(m.dstKind));
+  return gSink->intern(text);
+}
+
+const char *syncKindName(CUpti_ActivitySynchronizationType t) {
+  switch (t) {
+  case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE:
+    return "Event Sync";
+  case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT:
+    return "Stream Wait Event";
+  case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE:
+    return "Stream Sync";
+  case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE:
+    return "Context Sync";
+  default:
+    return "Unknown Sync";
+  }
+}
+
+void convert(const CUpti_Activity *r, std::vector<perfrt_gpu_api> &apis,
+             std::vector<perfrt_gpu_work> &work) {
+  switch (r->kind) {
+  case CUPTI_ACTIVITY_KIND_RUNTIME:
+  case CUPTI_ACTIVITY_KIND_DRIVER: {
+    auto *a = reinterpret_cast<const CUpti_ActivityAPI *>(r);
+    bool driver = r->kind == CUPTI_ACTIVITY_KIND_DRIVER;
+    perfrt_gpu_api out{};
+    out.start = a->start;
+    out.end = a->end;
+    out.correlation = a->correlationId;
+    out.tid = a->threadId;
+    out.cbid = a->cbid;
+    out.name = apiName(driver, a->cbid);
+    out.driver = driver;
+    apis.push_back(out);
+    break;
+  }
+  case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
+    auto *k = reinterpret_cast<const CUpti_ActivityKernel10 *>(r);
+    perfrt_gpu_work out{};
+    out.kind = PERFRT_GPU_KERNEL;
+    out.start = k->start;
+    out.end = k->end;
+    out.correlation = k->correlationId;
+    out.device = k->deviceId;
+    out.context = k->contextId;
+    out.stream = k->streamId;
+    out.name = gSink->intern(k->name ? k->name : "(unnamed kernel)");
+    out.graph_id = k->graphId;
+    out.graph_node_id = k->graphNodeId;
+    out.registers = k->registersPerThread;
+    out.grid[0] = k->gridX, out.grid[1] = k->gridY, out.grid[2] = k->gridZ;
+    out.block[0] = k->blockX, out.block[1] = k->blockY,
+    out.block[2] = k->blockZ;
+    out.shared_memory =
+        uint32_t(k->staticSharedMemory) + uint32_t(k->dynamicSharedMemory);
+    work.push_back(out);
+    break;
+  }
+  case CUPTI_ACTIVITY_KIND_MEMCPY: {
+    auto *m = reinterpret_cast<const CUpti_ActivityMemcpy6 *>(r);
+    perfrt_gpu_work out{};
+    out.kind = PERFRT_GPU_MEMCPY;
+    out.start = m->start;
+    out.end = m->end;
+    out.correlation = m->correlationId;
+    out.device = m->deviceId;
+    out.context = m->contextId;
+    out.stream = m->streamId;
+    out.name = copyName(*m);
+    out.graph_id = m->graphId;
+    out.graph_node_id = m->graphNodeId;
+    out.bytes = m->bytes;
+    work.push_back(out);
+    break;
+  }
+  case CUPTI_ACTIVITY_KIND_MEMSET: {
+    auto *m = reinterpret_cast<const CUpti_ActivityMemset4 *>(r);
+    perfrt_gpu_work out{};
+    out.kind = PERFRT_GPU_MEMSET;
+    out.start = m->start;
+    out.end = m->end;
+    out.correlation = m->correlationId;
+    out.device = m->deviceId;
+    out.context = m->contextId;
+    out.stream = m->streamId;
+    char text[48];
+    std::snprintf(text, sizeof text, "Memset (%s)",
+                  memoryKindName(uint8_t(m->memoryKind)));
+    out.name = gSink->intern(text);
+    out.graph_id = m->graphId;
+    out.graph_node_id = m->graphNodeId;
+    out.bytes = m->bytes;
+    work.push_back(out);
+    break;
+  }
+  case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
+    auto *s = reinterpret_cast<const CUpti_ActivitySynchronization2 *>(r);
+    perfrt_gpu_work out{};
+    out.kind = PERFRT_GPU_SYNC;
+    out.start = s->start;
+    out.end = s->end;
+    out.correlation = s->correlationId;
+    out.device = ~0u; // the record names only the context
+    out.context = s->contextId;
+    out.stream = s->streamId == uint32_t(CUPTI_SYNCHRONIZATION_INVALID_VALUE)
+                     ? 0
+                     : s->streamId;
+    out.sync_kind = gSink->intern(syncKindName(s->type));
+    work.push_back(out);
+    break;
+  }
+  default:
+    break; // kinds we did not enable
+  }
+}
+
+void CUPTIAPI bufferRequested(uint8_t **buffer, size_t *size,
+                              size_t *maxNumRecords) {
+  *buffer = static_cast<uint8_t *>(std::aligned_alloc(BufferAlign, BufferBytes));
+  *size = *buffer ? BufferBytes : 0;
+  *maxNumRecords = 0; // as many as fit
+}
+
+void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t *buffer, size_t,
+                              size_t validSize) {
+  // Per-thread buffers (CUPTI 13's default) complete on many threads: all
+  // state here is local or behind the sink's lock.
+  std::vector<perfrt_gpu_api> apis;
+  std::vector<perfrt_gpu_work> work;
+  CUpti_Activity *record = nullptr;
+  while (validSize &&
+         cuptiActivityGetNextRecord(buffer, validSize, &record) ==
+             CUPTI_SUCCESS)
+    convert(record, apis, work);
+  if (!apis.empty() || !work.empty())
+    gSink->records(apis.data(), uint32_t(apis.size()), work.data(),
+                   uint32_t(work.size()));
+  size_t dropped = 0;
+  if (cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) ==
+          CUPTI_SUCCESS &&
+      dropped)
+    gSink->dropped(dropped);
+  std::free(buffer);
+}
+
+uint64_t CUPTIAPI timestamp() { return gSink->now(); }
+
+uint32_t currentTid() { return uint32_t(syscall(SYS_gettid)); }
+
+void onGraphNode(CUpti_CallbackId cbid, const CUpti_ResourceData *data) {
+  auto *g = static_cast<const CUpti_GraphData *>(data->resourceDescriptor);
+  if (!g || !g->node)
+    return;
+  perfrt_gpu_graph_node n{};
+  n.time = gSink->now();
+  n.tid = currentTid();
+  cuptiGetGraphNodeId(g->node, &n.node_id);
+  if (g->graph)
+    cuptiGetGraphId(g->graph, &n.graph_id);
+  if (cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED && g->originalNode)
+    cuptiGetGraphNodeId(g->originalNode, &n.original_node_id);
+  gSink->graph_node(&n);
+}
+
+void flushForced() {
+  if (!gExiting)
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+}
+
+void CUPTIAPI onCallback(void *, CUpti_CallbackDomain domain,
+                         CUpti_CallbackId cbid, const void *data) {
+  if (domain != CUPTI_CB_DOMAIN_RESOURCE)
+    return;
+  auto *resource = static_cast<const CUpti_ResourceData *>(data);
+  switch (cbid) {
+  case CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING:
+    // The context's records must leave CUPTI before it goes.
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    break;
+  case CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED:
+  case CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED:
+    onGraphNode(cbid, resource);
+    break;
+  default:
+    break;
+  }
+}
+
+/// Registered at attach, after the CUDA runtime registered its own teardown,
+/// so it runs first at exit: everything still in CUPTI is flushed while
+/// CUDA is alive. Later flushes (the runtime's destructor) are skipped.
+void atExit() {
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  gExiting = true;
+}
+
+bool check(CUptiResult r, const char *what) {
+  if (r == CUPTI_SUCCESS)
+    return true;
+  char line[256];
+  std::snprintf(line, sizeof line, "%s failed: %s", what, resultText(r));
+  gSink->unavailable(line);
+  return false;
+}
+
+void attach() {
+  auto lookup = reinterpret_cast<const perfrt_gpu_sink *(*)()>(
+      dlsym(RTLD_DEFAULT, PERFRT_GPU_SINK_SYMBOL));
+  // No runtime here (a child that inherited the variable), or one that
+  // speaks another version, or one that asked for nothing: do nothing.
+  const perfrt_gpu_sink *sink = lookup ? lookup() : nullptr;
+  if (!sink || sink->version != PERFRT_GPU_SINK_VERSION || sink->policy == 0)
+    return;
+  gSink = sink;
+
+  CUptiResult r = cuptiSubscribe(&gSubscriber, onCallback, nullptr);
+  if (r != CUPTI_SUCCESS) {
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "cuptiSubscribe: %s (another profiler, such as Nsight "
+                  "Systems, may hold CUPTI)",
+                  resultText(r));
+    gSink->unavailable(line);
+    return;
+  }
+  // The clock first: records made before it would be on CUPTI's default
+  // clock, not the probes' (a later change leaves such records behind).
+  if (!check(cuptiActivityRegisterTimestampCallback(timestamp),
+             "cuptiActivityRegisterTimestampCallback") ||
+      !check(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM),
+             "cuptiSetThreadIdType") ||
+      !check(cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted),
+             "cuptiActivityRegisterCallbacks"))
+    return;
+  static const CUpti_CallbackId resources[] = {
+      CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING,
+      CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED,
+      CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED};
+  for (CUpti_CallbackId cbid : resources)
+    if (!check(cuptiEnableCallback(1, gSubscriber, CUPTI_CB_DOMAIN_RESOURCE,
+                                   cbid),
+               "cuptiEnableCallback(RESOURCE)"))
+      return;
+  // CONCURRENT_KERNEL, never KERNEL: KERNEL serializes every kernel.
+  static const CUpti_ActivityKind kinds[] = {
+      CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+      CUPTI_ACTIVITY_KIND_MEMSET,            CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+      CUPTI_ACTIVITY_KIND_RUNTIME,           CUPTI_ACTIVITY_KIND_DRIVER};
+  for (CUpti_ActivityKind kind : kinds)
+    if (!check(cuptiActivityEnable(kind), "cuptiActivityEnable"))
+      return;
+  uint32_t version = 0;
+  cuptiGetVersion(&version);
+  std::atexit(atExit);
+  gSink->attached(version, flushForced);
+}
+
+} // namespace
+
+/// CUDA_INJECTION64_PATH's entry point, called by the driver in cuInit.
+PERFRT_CUPTI_API int InitializeInjection(void) {
+  std::call_once(gAttachOnce, attach);
+  return 1;
+}
+
+/// For a process that initialized CUDA before the runtime started.
+PERFRT_CUPTI_API int perfrt_cupti_attach(void) {
+  std::call_once(gAttachOnce, attach);
+  return 1;
+}
+
+PERFRT_NOINSTR_END

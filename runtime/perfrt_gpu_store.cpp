@@ -1,0 +1,221 @@
+//===- perfrt_gpu_store.cpp - the sink's runtime side ---------------------===//
+#include "perfrt_noinstr.h"
+PERFRT_NOINSTR_BEGIN
+
+#include "perfrt_gpu_store.h"
+
+#include "perfrt_clock.h"
+#include "perfrt_gpu_attach.h"
+#include "perfrt_runtime.h"
+
+#include <mutex>
+#include <unordered_map>
+
+namespace perfrt {
+
+namespace {
+
+/// Heap-allocated once and never destroyed: the exit-time flush runs after
+/// static destructors (see gRt), and CUPTI may complete a buffer on its own
+/// thread at any time until then.
+struct Store {
+  std::mutex lock;
+  GpuData data;
+  std::unordered_map<std::string, uint32_t> ids;
+  uint64_t capBytes = 0, usedBytes = 0;
+  bool closed = false;
+  void (*flush)(void) = nullptr;
+};
+
+Store *gStore = nullptr;
+
+/// The store, for the sink's callbacks. Created at start-up; a sink call
+/// before that (impossible: the adapter is loaded later) finds none.
+Store *store() { return gStore; }
+
+uint64_t sinkNow() { return monotonicNs(); }
+
+uint32_t sinkIntern(const char *text) {
+  Store *s = store();
+  if (!s)
+    return 0;
+  std::lock_guard<std::mutex> g(s->lock);
+  auto it = s->ids.find(text ? text : "");
+  if (it != s->ids.end())
+    return it->second;
+  return s->data.intern(text);
+}
+
+void sinkRecords(const perfrt_gpu_api *apis, uint32_t apiCount,
+                 const perfrt_gpu_work *work, uint32_t workCount) {
+  Store *s = store();
+  if (!s)
+    return;
+  std::lock_guard<std::mutex> g(s->lock);
+  if (s->closed) {
+    s->data.lateRecords += apiCount + workCount;
+    return;
+  }
+  uint64_t bytes = uint64_t(apiCount) * sizeof *apis +
+                   uint64_t(workCount) * sizeof *work;
+  if (s->capBytes && s->usedBytes + bytes > s->capBytes) {
+    s->data.capDropped += apiCount + workCount;
+    return;
+  }
+  s->usedBytes += bytes;
+  s->data.apis.insert(s->data.apis.end(), apis, apis + apiCount);
+  s->data.work.insert(s->data.work.end(), work, work + workCount);
+}
+
+void sinkGraphNode(const perfrt_gpu_graph_node *node) {
+  Store *s = store();
+  if (!s || !node)
+    return;
+  std::lock_guard<std::mutex> g(s->lock);
+  if (s->closed)
+    ++s->data.lateRecords;
+  else
+    s->data.graphNodes.push_back(*node);
+}
+
+void sinkDropped(uint64_t count) {
+  if (Store *s = store()) {
+    std::lock_guard<std::mutex> g(s->lock);
+    s->data.cuptiDropped += count;
+  }
+}
+
+void sinkAttached(uint32_t version, void (*flush)(void)) {
+  if (Store *s = store()) {
+    std::lock_guard<std::mutex> g(s->lock);
+    s->data.state = CuptiState::On;
+    s->data.cuptiVersion = version;
+    s->flush = flush;
+  }
+}
+
+void sinkUnavailable(const char *reason) { gpuReportUnavailable(reason); }
+
+perfrt_gpu_sink gSinkTable = {
+    PERFRT_GPU_SINK_VERSION, 1,          sinkNow,         sinkIntern,
+    sinkRecords,             sinkGraphNode, sinkDropped, sinkAttached,
+    sinkUnavailable};
+
+} // namespace
+
+const char *cuptiStateName(CuptiState s) {
+  switch (s) {
+  case CuptiState::Off:
+    return "off";
+  case CuptiState::NotUsed:
+    return "not used";
+  case CuptiState::On:
+    return "on";
+  case CuptiState::Unavailable:
+    return "unavailable";
+  }
+  return "unknown";
+}
+
+uint32_t GpuData::intern(const char *text) {
+  strings.emplace_back(text ? text : "");
+  uint32_t id = uint32_t(strings.size() - 1);
+  if (gStore && &gStore->data == this)
+    gStore->ids.emplace(strings.back(), id);
+  return id;
+}
+
+void gpuStoreInit(CuptiState initial, uint64_t capBytes) {
+  if (!gStore)
+    gStore = new Store;
+  gStore->data.state = initial;
+  gStore->capBytes = capBytes;
+  gStore->data.intern(""); // id 0: no name
+  gSinkTable.policy = gRt.flags.cupti == Cupti::Off  ? 0
+                      : gRt.flags.cupti == Cupti::On ? 2
+                                                     : 1;
+}
+
+CuptiState gpuStoreState() {
+  Store *s = store();
+  if (!s)
+    return CuptiState::NotUsed;
+  std::lock_guard<std::mutex> g(s->lock);
+  return s->data.state;
+}
+
+void gpuStoreUnavailable(const char *reason) {
+  Store *s = store();
+  if (!s)
+    return;
+  std::lock_guard<std::mutex> g(s->lock);
+  if (s->data.state == CuptiState::Unavailable)
+    return;
+  s->data.state = CuptiState::Unavailable;
+  s->data.reason = reason ? reason : "";
+}
+
+void gpuStoreFlush() {
+  Store *s = store();
+  if (!s)
+    return;
+  void (*flush)(void);
+  {
+    std::lock_guard<std::mutex> g(s->lock);
+    flush = s->closed ? nullptr : s->flush;
+  }
+  // Outside the lock: CUPTI completes buffers from inside the flush, and
+  // that lands in sinkRecords, which takes it.
+  if (flush)
+    flush();
+}
+
+GpuData closeGpuStore(bool inSignal) {
+  Store *s = store();
+  if (!s)
+    return GpuData{};
+  std::unique_lock<std::mutex> g(s->lock, std::defer_lock);
+  if (inSignal && !g.try_lock()) {
+    GpuData lost;
+    lost.state = CuptiState::Unavailable;
+    lost.reason = "the signal that ended the run interrupted the collection "
+                  "of GPU records; they were not written";
+    lost.intern("");
+    return lost;
+  }
+  if (!inSignal)
+    g.lock();
+  s->closed = true;
+  GpuData out = std::move(s->data);
+  s->data = GpuData{};
+  s->data.state = out.state;
+  s->ids.clear();
+  return out;
+}
+
+void gpuStoreAfterFork() {
+  if (!gStore)
+    return;
+  // The child runs no CUPTI of ours, and the mutex may have been held by a
+  // thread that does not exist here: start over, leaking the old store.
+  CuptiState parent = gStore->data.state;
+  uint64_t cap = gStore->capBytes;
+  gStore = new Store;
+  gStore->capBytes = cap;
+  gStore->data.intern("");
+  // A parent that never initialized CUDA leaves the child free to (the
+  // injection variable is inherited); one that did leaves it a CUDA that
+  // cannot be used after fork, and CUPTI with it.
+  bool parentUsedCuda =
+      parent == CuptiState::On || parent == CuptiState::Unavailable;
+  gStore->data.state = parentUsedCuda ? CuptiState::Unavailable : parent;
+  if (parentUsedCuda)
+    gStore->data.reason = "forked from a process that used CUDA: CUPTI does "
+                          "not follow fork()";
+}
+
+const perfrt_gpu_sink *gpuSink() { return &gSinkTable; }
+
+} // namespace perfrt
+
+PERFRT_NOINSTR_END
