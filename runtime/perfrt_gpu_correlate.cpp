@@ -185,9 +185,14 @@ void GpuCorrelation::finish() {
     return 0;
   };
 
+  // A launch whose record came, timed or not, is not owed one.
+  std::vector<bool> answered(apis.size());
   for (uint32_t k = 0; k < work.size(); ++k) {
     const perfrt_gpu_work &w = work[k];
     GpuWorkPlacement &p = work_[k];
+    auto it = byCorrelation.find(w.correlation);
+    if (it != byCorrelation.end())
+      answered[it->second] = true;
     if (!timed(w)) {
       ++quality_.zeroTimestamps;
       continue;
@@ -197,7 +202,6 @@ void GpuCorrelation::finish() {
       ++quality_.outsideRun;
     if (w.graph_node_id)
       p.capturedBy = capturer(w.graph_node_id);
-    auto it = byCorrelation.find(w.correlation);
     if (it == byCorrelation.end()) {
       ++quality_.unmatchedGpuRecords;
       continue;
@@ -241,7 +245,7 @@ void GpuCorrelation::finish() {
     return it != captures.end() && it->first == a.tid && it->second <= a.end;
   };
   for (uint32_t i = 0; i < apis.size(); ++i) {
-    if (!launched_[i].empty() || !isLaunch(apis[i]) || capturedDuring(apis[i]))
+    if (answered[i] || !isLaunch(apis[i]) || capturedDuring(apis[i]))
       continue;
     if (apis[i].driver && insideRuntimeCall(apis[i]))
       continue;

@@ -128,6 +128,12 @@ uint32_t GpuData::intern(const char *text) {
 void gpuStoreInit(CuptiState initial, uint64_t capBytes) {
   if (!gStore)
     gStore = new Store;
+  std::lock_guard<std::mutex> g(gStore->lock);
+  gStore->data = GpuData{};
+  gStore->ids.clear();
+  gStore->usedBytes = 0;
+  gStore->closed = false;
+  gStore->flush = nullptr;
   gStore->data.state = initial;
   gStore->capBytes = capBytes;
   gStore->data.intern(""); // id 0: no name
