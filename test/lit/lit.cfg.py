@@ -39,11 +39,13 @@ config.substitutions.append(("%objroot", config.perfcc_obj_root))
 config.environment["PATH"] = os.pathsep.join([config.llvm_bin_dir, bin_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
 # A test starts from default settings whatever the caller's shell exported.
 for var in list(os.environ):
-    if var.startswith("PERFCC_") or var.startswith("SPEED_BUMP_"):
+    if (var.startswith("PERFCC_") or var.startswith("SPEED_BUMP_")
+            or var == "CUDA_INJECTION64_PATH"):
         config.environment.pop(var, None)
 config.available_features.add("llvm-" + config.llvm_version)
 # The trace-viewer check (scripts/check-trace-viewer.sh) needs Chromium and node.
 if os.path.exists("/usr/bin/chromium") and shutil.which("node") and shutil.which("npm"):
     config.available_features.add("chromium")
-if os.path.exists("/usr/local/cuda/bin/nvcc"):
+# The build found the CUDA toolkit: the CUPTI adapter and NVTX are built.
+if config.perfcc_have_cuda:
     config.available_features.add("cuda-toolkit")

@@ -42,6 +42,15 @@ summary  Validates a summary JSON: functions with name, calls, inclusive_ns and
            --strict            percentiles may not exceed max at all (by
                                default they may by the histogram's documented
                                error, 1/16 of the value)
+gpu      Validates a trace with GPU activity: everything `trace` checks
+         (CUDA API calls nest with the spans of their thread, GPU records
+         nest on their rows), every flow has exactly one start, on a CUDA
+         API call, and one end, bound to a GPU record of the same
+         correlation, ids unique; metadata.gpu has every counter. Prints
+           gpu: N runtime calls, N driver calls, N kernels, ... N flows
+           metadata gpu cupti=STATE records=.. dropped_records=.. ...
+           CATEGORY NAME stream=S [launched_by=F] [captured_by=F] xCOUNT
+         (one line per distinct record, sorted).
 files    Lists DIR's *.trace.json and *.summary.json, sorted, with the pid in
          `<program>.<pid>.<kind>.json` printed as PID; checks that the pid in
          the name is the pid recorded inside the file.
@@ -128,6 +137,15 @@ class Span:
 
 
 FLAGS = (T.ArgUnwind, T.ArgAbandoned, T.ArgUnfinished)
+API_CATEGORIES = (T.CategoryCudaRuntime, T.CategoryCudaDriver)
+GPU_CATEGORIES = (T.CategoryKernel, T.CategoryMemcpy, T.CategoryMemset,
+                  T.CategoryCudaSync)
+API_ARGS = (T.ArgCbid, T.ArgCorrelation)
+GPU_ARGS = (T.ArgDevice, T.ArgContext, T.ArgStream, T.ArgCorrelation)
+GPU_META = (T.MetaGpuRecords, T.MetaGpuDroppedRecords,
+            T.MetaGpuUnmatchedLaunches, T.MetaGpuUnmatchedGpuRecords,
+            T.MetaGpuOutsideRun, T.MetaGpuStartsBeforeLaunch,
+            T.MetaGpuOverlapMoves, T.MetaGpuZeroTimestamps)
 META_COUNTERS = (T.MetaDroppedSpans, T.MetaDepthOverflows, T.MetaUnmatchedExits,
                  T.MetaAbandonedFrames)
 
@@ -188,6 +206,15 @@ def check_trace(doc):
         args = e.get(T.Args)
         if not isinstance(args, dict):
             raise Problem("%s has no args" % describe(e, i))
+        if e[T.Category] in API_CATEGORIES + GPU_CATEGORIES:
+            required = API_ARGS if e[T.Category] in API_CATEGORIES else GPU_ARGS
+            for k in required:
+                if not is_int(args.get(k)) or args[k] < 0:
+                    raise Problem("%s has no integer args.%s" % (describe(e, i), k))
+            start = number(e[T.Ts])
+            spans.setdefault((e[T.Pid], e[T.Tid]), []).append(
+                Span(e[T.Name], start, start + number(e[T.Dur]), i, []))
+            continue
         if e[T.Category] == T.CategoryDelay:
             # A speed bump: names the function it slows, nests inside it.
             if not isinstance(args.get(T.ArgFunction), str):
@@ -326,6 +353,107 @@ def cmd_trace(args):
             out.append(line)
             out.extend(render(trees[key], 0, opts["max_depth"],
                               opts["collapse"]))
+    print("\n".join(out))
+
+
+# ---------------------------------------------------------------------------
+# gpu
+
+
+def enclosing(events_on_row, ts):
+    """The event of a row that contains ts (innermost: latest start)."""
+    best = None
+    for e in events_on_row:
+        start = number(e[T.Ts])
+        if start <= ts <= start + number(e[T.Dur]):
+            if best is None or start >= number(best[T.Ts]):
+                best = e
+    return best
+
+
+def check_flows(doc):
+    """Every flow is one start on a launch and one end on a GPU record of
+    the same correlation; ids unique; none dangling. Returns the count."""
+    rows = {}
+    for e in doc[T.Events]:
+        if e.get(T.Phase) == T.PhaseComplete and e.get(T.Category) in (
+                API_CATEGORIES + GPU_CATEGORIES):
+            rows.setdefault((e[T.Pid], e[T.Tid]), []).append(e)
+    flows = {}
+    for i, e in enumerate(doc[T.Events]):
+        if e.get(T.Phase) not in (T.PhaseFlowStart, T.PhaseFlowEnd):
+            continue
+        if e.get(T.Category) != T.CategoryFlow or e.get(T.Name) != T.FlowName:
+            raise Problem("%s: a flow not of category %s" % (describe(e, i), T.CategoryFlow))
+        if not is_int(e.get(T.FlowId)):
+            raise Problem("%s: a flow without an integer id" % describe(e, i))
+        ends = flows.setdefault(e[T.FlowId], {})
+        if e[T.Phase] in ends:
+            raise Problem("flow id %d has two '%s' events" % (e[T.FlowId], e[T.Phase]))
+        ends[e[T.Phase]] = e
+    for fid, ends in flows.items():
+        if set(ends) != {T.PhaseFlowStart, T.PhaseFlowEnd}:
+            raise Problem("flow id %d is dangling (has only '%s')"
+                          % (fid, "".join(ends)))
+        s, f = ends[T.PhaseFlowStart], ends[T.PhaseFlowEnd]
+        if f.get(T.FlowBindPoint) != T.FlowBindEnclosing:
+            raise Problem("flow id %d: its end does not bind to the enclosing slice" % fid)
+        launch = enclosing(rows.get((s[T.Pid], s[T.Tid]), []), number(s[T.Ts]))
+        work = enclosing(rows.get((f[T.Pid], f[T.Tid]), []), number(f[T.Ts]))
+        if launch is None or launch[T.Category] not in API_CATEGORIES:
+            raise Problem("flow id %d starts on no CUDA API call" % fid)
+        if work is None or work[T.Category] not in GPU_CATEGORIES:
+            raise Problem("flow id %d ends on no GPU record" % fid)
+        if launch[T.Args][T.ArgCorrelation] != work[T.Args][T.ArgCorrelation]:
+            raise Problem("flow id %d joins correlation %d to %d"
+                          % (fid, launch[T.Args][T.ArgCorrelation],
+                             work[T.Args][T.ArgCorrelation]))
+    return len(flows)
+
+
+def cmd_gpu(args):
+    """Validates a trace with GPU activity (everything `trace` checks, rows
+    of GPU processes nesting, flows) and prints a deterministic view."""
+    if len(args) != 1:
+        usage("gpu needs one FILE")
+    path = args[0]
+    try:
+        doc = load_json(path)
+        spans, names, meta = check_trace(doc)
+        for key, s in spans.items():
+            build_tree(key, s)
+        flows = check_flows(doc)
+        gpu = meta.get(T.MetaGpu)
+        if not isinstance(gpu, dict):
+            raise Problem("metadata has no gpu object")
+        for k in GPU_META:
+            if not is_int(gpu.get(k)) or gpu[k] < 0:
+                raise Problem("metadata.gpu.%s is %r, expected a non-negative integer"
+                              % (k, gpu.get(k)))
+    except Problem as e:
+        fail(path, str(e))
+    counts = {c: 0 for c in API_CATEGORIES + GPU_CATEGORIES}
+    records = {}
+    for e in doc[T.Events]:
+        if e.get(T.Phase) != T.PhaseComplete or e.get(T.Category) not in counts:
+            continue
+        counts[e[T.Category]] += 1
+        if e[T.Category] in GPU_CATEGORIES:
+            a = e[T.Args]
+            label = "%s %s stream=%d" % (e[T.Category], e[T.Name], a[T.ArgStream])
+            for k in (T.ArgLaunchedBy, T.ArgCapturedBy):
+                if k in a:
+                    label += " %s=%s" % (k, a[k])
+            records[label] = records.get(label, 0) + 1
+    out = ["gpu: %d runtime calls, %d driver calls, %d kernels, %d copies, "
+           "%d memsets, %d syncs, %d flows"
+           % (counts[T.CategoryCudaRuntime], counts[T.CategoryCudaDriver],
+              counts[T.CategoryKernel], counts[T.CategoryMemcpy],
+              counts[T.CategoryMemset], counts[T.CategoryCudaSync], flows)]
+    out.append("metadata gpu %s=%s " % (T.MetaCupti, gpu.get(T.MetaCupti)) +
+               " ".join("%s=%d" % (k, gpu[k]) for k in GPU_META))
+    for label in sorted(records):
+        out.append("%s x%d" % (label, records[label]))
     print("\n".join(out))
 
 
@@ -496,7 +624,7 @@ def cmd_files(args):
 
 
 def usage(message):
-    print("tracecheck: %s\nusage: tracecheck.py trace|summary FILE... | files DIR"
+    print("tracecheck: %s\nusage: tracecheck.py trace|summary FILE... | gpu FILE | files DIR"
           % message, file=sys.stderr)
     sys.exit(2)
 
@@ -511,6 +639,8 @@ def main(argv):
         cmd_summary(args)
     elif cmd == "files":
         cmd_files(args)
+    elif cmd == "gpu":
+        cmd_gpu(args)
     elif cmd in ("-h", "--help"):
         print(__doc__)
     else:
