@@ -1,0 +1,52 @@
+//===- TraceReader.h - reads a perfcc trace into the model ------*- C++ -*-===//
+//-*-===//
+//
+// Parses the Chrome Trace Event Format as perfcc's runtime writes it (the
+// object form {"traceEvents": [...], "displayTimeUnit": "ns", "metadata":
+// {...}}; the bare array form is read too) into a TraceModel, every key
+// spelled through perfcc/OutputSchema.h.
+//
+// Timestamps are microseconds with the nanoseconds as three decimals
+// ("ts":12345.678). They are read from the number's text, not through a
+// double, so a CLOCK_MONOTONIC time of a machine up for months still comes
+// out to the exact nanosecond; more decimals are rounded to the nearest
+// nanosecond.
+//
+// The file is read as a stream of JSON tokens (nlohmann's SAX interface):
+// each event is converted as soon as it is complete and then dropped, so a
+// large trace never exists twice in memory. A file that is not JSON, stops
+// in the middle (a run killed while writing it), or is JSON but not a trace
+// is an error of one phrase; events the model has no place for are counted,
+// not errors (TraceModel::issues).
+//
+//===----------------------------------------------------------------------===//
+#ifndef PERFCC_DRIVER_PERFCTL_TRACE_TRACEREADER_H
+#define PERFCC_DRIVER_PERFCTL_TRACE_TRACEREADER_H
+
+#include "trace/TraceModel.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace perfcc::perfctl {
+
+/// Parses \p text, a whole trace, into a canonicalized model. On failure
+/// returns nullopt and sets \p error to the problem, without a file name
+/// ("truncated at byte 812 of 812: ...", "malformed JSON at byte 3: ...",
+/// "not a Chrome trace: ...").
+std::optional<TraceModel> parseTrace(std::string_view text, std::string &error);
+
+/// Reads and parses the file \p path. Errors as parseTrace's, and "cannot
+/// read: REASON" when the file cannot be read, "empty file" when it is.
+std::optional<TraceModel> readTraceFile(const std::string &path,
+                                        std::string &error);
+
+/// A Chrome trace time, microseconds as JSON number text ("12345.678",
+/// "12", "-0.5", "1.2e3"), in whole nanoseconds, rounded half away from
+/// zero. Nullopt when \p text is not a number or does not fit.
+std::optional<TimeNs> microsToNs(std::string_view text);
+
+} // namespace perfcc::perfctl
+
+#endif // PERFCC_DRIVER_PERFCTL_TRACE_TRACEREADER_H
