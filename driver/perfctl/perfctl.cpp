@@ -1,4 +1,4 @@
-//===- perfctl.cpp - runs speed-bump experiments and reports them ---------===//
+//===- perfctl.cpp - runs speed-bump experiments and reads traces ---------===//
 //
 // perfctl sweep runs a program built with perfcc at several speed-bump
 // delays, repeated, in random order, with controls, and says which
@@ -9,11 +9,16 @@
 // With --speedup 10,25,50 instead of --delays it runs Coz's experiment:
 // virtual speedups of the targets, and the throughput change each predicts.
 //
-// Also: perfctl help [sweep], perfctl --version. Usage errors exit 2 before
-// anything runs; a sweep that fails exits 1 (130 when interrupted) and keeps
-// what it measured in OUT/sweep.json.
+// perfctl report TRACE reads one trace: the hottest functions, GPU busy and
+// idle time, and GPU idle time charged to the host functions that caused it.
+//
+// Also: perfctl help [sweep|report], perfctl --version. Usage errors exit 2
+// before anything runs; a sweep that fails exits 1 (130 when interrupted)
+// and keeps what it measured in OUT/sweep.json; a trace that cannot be read
+// exits 1.
 //
 //===----------------------------------------------------------------------===//
+#include "report/ReportCommand.h"
 #include "sweep/SweepCommand.h"
 
 #include <CLI/CLI.hpp>
@@ -30,7 +35,8 @@ using namespace perfcc::perfctl;
 
 int main(int argc, char **argv) {
   CLI::App app("perfctl: runs speed-bump experiments on programs built with "
-               "perfcc and says which code limits their throughput",
+               "perfcc and says which code limits their throughput, and "
+               "reads their traces",
                "perfctl");
   bool version = false;
   app.add_flag("--version", version, "print the version");
@@ -38,19 +44,24 @@ int main(int argc, char **argv) {
   // parses and dispatches.
   SweepArgs args;
   CLI::App *sweepCmd = addSweepCommand(app, args);
+  ReportArgs reportArgs;
+  CLI::App *reportCmd = addReportCommand(app, reportArgs);
   // Registered for the command list; answered before parsing, since CLI11
   // would read "help sweep" as the sweep subcommand.
-  app.add_subcommand("help", "help on perfctl, or 'perfctl help sweep'");
-  app.footer("\nRun 'perfctl help sweep' for the sweep's options; "
-             "docs/perfctl.md is the guide.");
+  app.add_subcommand("help", "help on perfctl, or 'perfctl help sweep|report'");
+  app.footer("\nRun 'perfctl help sweep' or 'perfctl help report' for a "
+             "command's options; docs/perfctl.md is the guide.");
   if (argc >= 2 && std::string(argv[1]) == "help") {
     std::string topic = argc >= 3 ? argv[2] : "";
     if (topic.empty())
       fmt::print("{}", app.help());
     else if (topic == "sweep")
       fmt::print("{}", sweepCmd->help("perfctl"));
+    else if (topic == "report")
+      fmt::print("{}", reportCmd->help("perfctl"));
     else
-      return usageError("help: no command '" + topic + "' (commands: sweep)");
+      return usageError("help: no command '" + topic +
+                        "' (commands: sweep, report)");
     return 0;
   }
 
@@ -61,10 +72,12 @@ int main(int argc, char **argv) {
   } catch (const CLI::CallForAllHelp &e) {
     return app.exit(e);
   } catch (const CLI::ParseError &e) {
-    std::string where = sweepCmd->parsed() ? "sweep: " : "";
-    usageError(where + e.what());
+    std::string command = sweepCmd->parsed()    ? "sweep"
+                          : reportCmd->parsed() ? "report"
+                                                : "";
+    usageError((command.empty() ? "" : command + ": ") + e.what());
     fmt::print(stderr, "perfctl: run 'perfctl help{}' for the options\n",
-               sweepCmd->parsed() ? " sweep" : "");
+               command.empty() ? "" : " " + command);
     return 2;
   }
   if (version) {
@@ -73,6 +86,8 @@ int main(int argc, char **argv) {
   }
   if (sweepCmd->parsed())
     return runSweepCommand(args);
+  if (reportCmd->parsed())
+    return runReportCommand(reportArgs);
   fmt::print(stderr, "{}", app.help());
   return 2;
 }

@@ -1,0 +1,82 @@
+//===- DataQuality.cpp - what the trace lost and what did not join --------===//
+#include "report/DataQuality.h"
+
+#include <fmt/format.h>
+
+#include <set>
+
+namespace perfcc::perfctl {
+
+DataQuality assessQuality(const TraceModel &model, const HotFunctions &hot,
+                          const HostTimelines &timelines,
+                          const LaunchIndex &launches,
+                          const KernelTable &kernels) {
+  DataQuality q;
+  const TraceMetadata &meta = model.metadata;
+  q.droppedSpans = meta.droppedSpans;
+  q.depthOverflows = meta.depthOverflows;
+  q.unmatchedExits = meta.unmatchedExits;
+  q.abandonedFrames = meta.abandonedFrames;
+  q.gpu = meta.gpu;
+  q.read = model.issues;
+  q.improperlyNested = hot.improperlyNested;
+  for (const CpuOp &op : model.cpuOps) {
+    q.unwoundCalls += op.unwind;
+    q.abandonedCalls += op.abandoned;
+    q.unfinishedCalls += op.unfinished;
+  }
+  q.recordsWithoutLaunch = launches.recordsWithoutLaunch;
+  std::set<NameId> capturers;
+  for (const GpuRecord &r : model.gpuRecords)
+    if (r.capturedBy != NoName)
+      capturers.insert(r.capturedBy);
+  for (std::size_t i : launches.launchesWithoutRecords) {
+    const ApiCall &call = model.apiCalls[i];
+    const ThreadTimeline *t = timelines.find(call.thread);
+    std::int32_t node = t ? t->innermostContaining(call.start, call.end) : -1;
+    NameId in =
+        node < 0 ? NoName : model.cpuOps[t->nodes[std::size_t(node)].op].name;
+    if (in != NoName && capturers.count(in))
+      ++q.capturedLaunches;
+    else
+      ++q.launchesWithoutRecords;
+  }
+  q.recordsBeforeLaunch = launches.recordsBeforeLaunch;
+  q.duplicateCorrelations = launches.duplicateCorrelations;
+  q.launchedByDisagrees = kernels.launchedByDisagrees;
+
+  auto warn = [&](std::uint64_t n, const char *what) {
+    if (n)
+      q.warnings.push_back(fmt::format(fmt::runtime(what), n));
+  };
+  if (!meta.present)
+    q.warnings.push_back("the trace has no metadata: what the runtime lost "
+                         "is unknown");
+  warn(q.droppedSpans.value_or(0),
+       "the runtime dropped {} spans: the tables miss those calls");
+  warn(q.depthOverflows.value_or(0),
+       "{} calls were deeper than the runtime's stack and not recorded");
+  warn(q.read.malformedEvents,
+       "{} events could not be read (missing or mistyped fields) and were "
+       "skipped");
+  warn(q.improperlyNested,
+       "{} calls do not nest in their thread's other calls: their exclusive "
+       "time is cut where the next call begins");
+  if (q.gpu) {
+    if (q.gpu->cupti != "" && q.gpu->cupti != "on")
+      q.warnings.push_back(fmt::format(
+          "GPU activity was not recorded (cupti {}{}{})", q.gpu->cupti,
+          q.gpu->reason.empty() ? "" : ": ", q.gpu->reason));
+    warn(q.gpu->droppedRecords.value_or(0),
+         "CUPTI dropped {} GPU records: busy time is a lower bound");
+  }
+  warn(q.recordsWithoutLaunch,
+       "{} GPU records have no launch call in the trace: idle gaps they "
+       "end are unattributed");
+  warn(q.recordsBeforeLaunch,
+       "{} GPU records start before their launch call: the host and GPU "
+       "clocks disagree");
+  return q;
+}
+
+} // namespace perfcc::perfctl
