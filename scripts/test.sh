@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite that needs no GPU: installs what is missing, builds
-# against LLVM 14 and runs every test but the `gpu` and `bench` labels, then
+# against LLVM 14 and runs every test but the `bench` label (`gpu` tests report
+# themselves skipped where there is no GPU), then
 # builds the plugin against LLVM 19 and runs the same suites there.
 # Usage: scripts/test.sh
 set -euo pipefail

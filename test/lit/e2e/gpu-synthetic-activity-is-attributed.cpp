@@ -13,6 +13,12 @@
 // RUN: %tracecheck gpu %t/out/prog.*.trace.json | FileCheck %s
 // RUN: %tracecheck trace --max-depth 2 --collapse --thread-name-only %t/out/prog.*.trace.json | FileCheck %s --check-prefix=HOST
 // RUN: %python %S/Inputs/gpu-summary-check.py %t/out/prog.*.summary.json | FileCheck %s --check-prefix=SUMMARY
+// The known answer, read back by perfctl report: the GPU waited 2 ms for
+// each of the 10 stalls (nine between steps, one before the graph replay),
+// and never for `hidden`.
+// RUN: %perfctl report %t/out/prog.*.trace.json | FileCheck %s --check-prefix=ANSWER
+// RUN: %perfctl report --json %t/out/prog.*.trace.json > %t/report.json
+// RUN: %python %srcroot/test/gpu/check_idle_answer.py %t/report.json --charged gpu_step::stall=20000000:2 --not-charged 'gpu_step::hidden<1000' --launches gpu_step::launch=10 --launches gpu_step::replay_graph=3 | FileCheck %s --check-prefix=IDLE
 // RUN: env PERFCC_OUT=%t/off PERFCC_CUPTI=off %t/prog
 // RUN: %tracecheck trace %t/off/prog.*.trace.json > /dev/null
 // RUN: not grep -q '"gpu"' %t/off/prog.*.trace.json
@@ -37,6 +43,13 @@
 // HOST-NEXT:     gpu_step::stall
 // HOST:          gpu_step::replay_graph
 // HOST-NEXT:     gpu_step::lost_launch
+
+// ANSWER: GPU 0 idle {{.*}} waiting on the host while in gpu_step::stall
+
+// IDLE:      ok: gpu_step::stall charged
+// IDLE-NEXT: ok: gpu_step::hidden charged 0.000 ms
+// IDLE-NEXT: ok: gpu_step::launch launched 10
+// IDLE-NEXT: ok: gpu_step::replay_graph launched 3
 
 // SUMMARY:      cupti=on
 // SUMMARY-NEXT: kernel step_kernel(float*, int) calls=10

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Gathers what scripts/gpu-check.sh runs on a GPU machine into gpu-bundle/
+# (ignored by git; about 20 MiB, under the 64 MiB a device run may carry).
+# The GPU machines have no LLVM, so everything built with perfcc is built
+# here: perfctl, the runtime and its CUPTI adapter, the CUDA example and the
+# launch benchmark, with the libraries they need that a CUDA machine may
+# lack (the C and C++ runtimes excepted), found by ldd.
+# Usage: scripts/gpu-bundle.sh [BUILD_DIR]   (default build/, configured)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+if [ ! -f "$build/CMakeCache.txt" ]; then
+  echo "gpu-bundle: $build is not a configured build (run scripts/build.sh)" >&2
+  exit 2
+fi
+cmake --build "$build" -j"$(nproc)" --target perfctl perfrt perfrt_cupti \
+  examples_cuda bench_gpu_launch_overhead
+rm -rf gpu-bundle
+mkdir -p gpu-bundle/bin gpu-bundle/lib gpu-bundle/test
+cp "$build/bin/perfctl" "$build/examples/cuda_stalls" \
+   "$build/bench/gpu_launch_overhead" gpu-bundle/bin/
+cp "$build/lib/libperfrt.so" "$build/lib/libperfrt_cupti.so" gpu-bundle/lib/
+# The checks themselves travel with the bundle, so one folder is enough.
+cp test/gpu/*.sh test/gpu/*.py gpu-bundle/test/
+cp bench/gpu/run_launch_overhead.sh gpu-bundle/test/
+for f in gpu-bundle/bin/* gpu-bundle/lib/*; do
+  ldd "$f" | awk '/=> \// { print $3 }'
+done | sort -u |
+  grep -v -E '/(libc|libm|libpthread|libdl|librt|libutil|libgcc_s|libstdc\+\+|ld-linux[^/]*)\.so' |
+  grep -v -F "$PWD/$build/lib" |
+  while read -r lib; do cp -L "$lib" gpu-bundle/lib/; done
+# Debug info is most of the size and nothing the checks read.
+strip --strip-debug gpu-bundle/bin/* gpu-bundle/lib/*
+du -sh gpu-bundle | sed 's/^/gpu-bundle: /'

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Every GPU check, on a machine with a GPU, from a bundle built elsewhere
+# (the GPU machines have no LLVM: scripts/gpu-bundle.sh gathers what this
+# runs into gpu-bundle/, which the device run carries). Each step takes well
+# under 10 minutes; everything is written under $OUT (default
+# ./gpu-check-out): the machine, the traced CUDA example with perfctl's
+# report and its known-answer verdict, the launch-cost benchmark, and the
+# traces themselves, as replay fixtures for the CPU-side tests.
+# Usage: scripts/gpu-check.sh [BUNDLE]   (default gpu-bundle)
+# Exit status: 0 all passed, 1 a check failed, 77 no GPU here.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+bundle=$(cd "${1:-$root/gpu-bundle}" 2>/dev/null && pwd) || {
+  echo "gpu-check: no bundle at ${1:-$root/gpu-bundle} (run scripts/gpu-bundle.sh here first)" >&2
+  exit 2
+}
+out=${OUT:-$PWD/gpu-check-out}
+mkdir -p "$out"
+export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+failed=0
+step() { echo; echo "== $*"; }
+
+step "machine"
+{ date -u +%FT%TZ; nvidia-smi -L; nvidia-smi --query-gpu=driver_version,name --format=csv,noheader; uname -r; } \
+  2>&1 | tee "$out/machine.txt"
+# Built on Debian 12: say so plainly if this machine cannot load it.
+for f in "$bundle"/bin/*; do
+  if ldd "$f" | grep -q 'not found'; then
+    echo "gpu-check: $f cannot load here:"; ldd "$f" | grep 'not found'; failed=1
+  fi
+done
+
+step "the CUDA example's known answer (examples/cuda/stalls.cpp)"
+"$bundle/test/cuda_stalls_known_answer.sh" "$bundle/bin/cuda_stalls" \
+  "$bundle/bin/perfctl" "$out/known-answer" 2>&1 | tee "$out/known-answer.txt"
+rc=${PIPESTATUS[0]}
+[ "$rc" -eq 77 ] && { echo "gpu-check: no GPU here"; exit 77; }
+[ "$rc" -eq 0 ] || failed=1
+# The trace and report are the fixtures a CPU-side test can replay.
+cp "$out"/known-answer/trace/cuda_stalls.*.trace.json "$out/cuda_stalls.trace.json" 2>/dev/null
+cp "$out/known-answer/report.json" "$out/cuda_stalls.report.json" 2>/dev/null
+
+step "host cost per kernel launch (bench/gpu)"
+"$bundle/test/run_launch_overhead.sh" "$bundle/bin/gpu_launch_overhead" \
+  "$out/launch-overhead" 2>&1 | tee "$out/launch-overhead.txt"
+[ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
+
+step "result"
+if [ "$failed" -eq 0 ]; then echo "gpu-check: all passed"; else echo "gpu-check: FAILED"; fi
+exit "$failed"
