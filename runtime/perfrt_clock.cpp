@@ -4,6 +4,8 @@ PERFRT_NOINSTR_BEGIN
 
 #include "perfrt_clock.h"
 
+#include <atomic>
+
 #include <cpuid.h>
 #include <cstdio>
 #include <cstring>
@@ -52,7 +54,45 @@ void readPair(uint64_t &tsc, uint64_t &mono) {
   }
 }
 
+constexpr uint32_t MaxSamples = 64;
+constexpr uint64_t SampleEveryNs = 100000000;
+struct Pair {
+  uint64_t tsc, mono;
+};
+Pair samples[MaxSamples];
+std::atomic<uint32_t> sampleCount{0};
+std::atomic<uint64_t> lastSampleNs{0};
+
 } // namespace
+
+void clockSample() {
+  if (!gClock.useTsc)
+    return; // CLOCK_MONOTONIC itself: no conversion to check
+  uint64_t now = monotonicNs();
+  uint64_t last = lastSampleNs.load(std::memory_order_relaxed);
+  if (now - last < SampleEveryNs ||
+      !lastSampleNs.compare_exchange_strong(last, now))
+    return;
+  uint32_t i = sampleCount.load(std::memory_order_relaxed);
+  if (i >= MaxSamples)
+    return;
+  Pair p;
+  readPair(p.tsc, p.mono);
+  samples[i] = p;
+  sampleCount.store(i + 1, std::memory_order_release);
+}
+
+uint64_t clockFitMaxResidualNs(uint32_t &count) {
+  count = sampleCount.load(std::memory_order_acquire);
+  uint64_t worst = 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    uint64_t fit = ticksToNs(samples[i].tsc);
+    uint64_t d = fit > samples[i].mono ? fit - samples[i].mono
+                                       : samples[i].mono - fit;
+    worst = d > worst ? d : worst;
+  }
+  return worst;
+}
 
 void clockInit(ClockChoice choice) {
   bool invariant = cpuHasInvariantTsc();

@@ -51,6 +51,16 @@ void clockInit(ClockChoice choice);
 /// first conversion.
 void clockCalibrate();
 
+/// Records a (ticks, CLOCK_MONOTONIC) pair for checking the fit, at most
+/// one per 100 ms and 64 in all. Called off the hot path (the span writer
+/// thread, CUPTI's buffer completions); thread-safe.
+void clockSample();
+
+/// After clockCalibrate: the largest distance, in ns, between the linear
+/// fit and the pairs clockSample took during the run; \p samples gets how
+/// many there were (0: nothing to report).
+uint64_t clockFitMaxResidualNs(uint32_t &samples);
+
 /// Ticks (a timestamp) to CLOCK_MONOTONIC ns.
 inline uint64_t ticksToNs(uint64_t ticks) {
   if (!gClock.useTsc)

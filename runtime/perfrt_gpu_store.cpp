@@ -48,6 +48,7 @@ uint32_t sinkIntern(const char *text) {
 
 void sinkRecords(const perfrt_gpu_api *apis, uint32_t apiCount,
                  const perfrt_gpu_work *work, uint32_t workCount) {
+  clockSample(); // GPU records are on the fit's time line: check it
   Store *s = store();
   if (!s)
     return;

@@ -185,7 +185,8 @@ void runtimeFinish(bool inSignal) {
   // GPU records first: CUPTI's last buffers are flushed into the store
   // before the spans that their API calls are charged to are written.
   clockCalibrate();
-  gpuAttachCheckAtExit();
+  if (!inSignal) // dlopen is not async-signal-safe
+    gpuAttachCheckAtExit();
   gpuBeginOutput(ticksToNs(gRt.startTicks), ticksToNs(now), inSignal);
   for (ThreadState *t = allThreads(); t; t = t->next) {
     if (t->dead || t->busy.load(std::memory_order_acquire))

@@ -212,6 +212,7 @@ int makeOutputDir() {
 }
 
 void traceSpillChunk(SpanChunk *c) {
+  clockSample(); // the writer thread is off the hot path: check the clock
   uint32_t n = __atomic_load_n(&c->count, __ATOMIC_ACQUIRE);
   if (spillFd < 0 && !spillFailed) {
     makeOutputDir();
@@ -303,6 +304,12 @@ bool traceFinish(char *path, unsigned pathSize) {
   out.key(key::MetaClock).str(gClock.reason);
   out.key(key::MetaClockDomain).str("CLOCK_MONOTONIC");
   out.key(key::MetaNsPerTick).dbl(gClock.useTsc ? gClock.nsPerTick : 1.0);
+  uint32_t clockSamples = 0;
+  uint64_t residual = clockFitMaxResidualNs(clockSamples);
+  if (clockSamples) {
+    out.key(key::MetaClockFitResidualNs).u64(residual);
+    out.key(key::MetaClockFitSamples).u64(clockSamples);
+  }
   out.key(key::MetaDroppedSpans).u64(dropped);
   out.key(key::MetaDepthOverflows).u64(overflows);
   out.key(key::MetaUnmatchedExits).u64(unmatched);

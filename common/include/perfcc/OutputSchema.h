@@ -62,7 +62,10 @@ constexpr char MetaDroppedSpans[] = "dropped_spans";
 constexpr char MetaDepthOverflows[] = "depth_overflows";
 constexpr char MetaUnmatchedExits[] = "unmatched_exits";
 constexpr char MetaAbandonedFrames[] = "abandoned_frames";
+// The ticks-to-ns fit checked against pairs taken during the run (present
+// when any were): the largest distance, and how many pairs.
 constexpr char MetaClockFitResidualNs[] = "clock_fit_max_residual_ns";
+constexpr char MetaClockFitSamples[] = "clock_fit_samples";
 
 // GPU activity (docs/gpu-tracing.md), in Kineto's names. A device is a
 // process ("GPU 0"); a stream is a thread of it; CUDA API calls are spans on
