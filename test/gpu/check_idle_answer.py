@@ -7,7 +7,11 @@ any WRONG (2 on bad usage or an unreadable report).
 Usage: check_idle_answer.py REPORT.json [--device N]
            [--charged FUNCTION=NS:TOLERANCE_PERCENT]...
            [--not-charged FUNCTION<NS]...
-           [--launches FUNCTION=RECORDS]...
+           [--launches FUNCTION=RECORDS]... [--expect FILE]
+
+--expect FILE reads the same checks from a file a program wrote about its
+own run, one per line: `charged FUNCTION NS TOLERANCE_PERCENT`,
+`not-charged FUNCTION NS` or `launches FUNCTION RECORDS`.
 
 Keys are perfctl report's (docs/perfctl.md#json); Python standard library.
 """
@@ -42,6 +46,23 @@ def main(argv):
         elif a == "--not-charged":
             fn, ns = value.rsplit("<", 1)
             spared.append((fn, float(ns)))
+        elif a == "--expect":
+            try:
+                lines = open(value).read().splitlines()
+            except OSError as e:
+                fail_usage("%s: %s" % (value, e))
+            for line in lines:
+                words = line.split()
+                if not words:
+                    continue
+                if words[0] == "charged" and len(words) == 4:
+                    charged.append((words[1], float(words[2]), float(words[3])))
+                elif words[0] == "not-charged" and len(words) == 3:
+                    spared.append((words[1], float(words[2])))
+                elif words[0] == "launches" and len(words) == 3:
+                    launched.append((words[1], int(words[2])))
+                else:
+                    fail_usage("%s: cannot read %r" % (value, line))
         elif a == "--launches":
             fn, count = value.rsplit("=", 1)
             launched.append((fn, int(count)))

@@ -2,23 +2,26 @@
 // GPU: this program plays the adapter, handing the runtime's sink
 // (__perfrt_gpu_sink) the records CUPTI would make for a known schedule. Its
 // host functions run for real; the records it makes up sit at the times the
-// functions ran. Each step launches a 3 ms "kernel", runs `hidden` (1 ms)
-// while it runs, waits for it, then `stall`s 2 ms with the GPU idle. Also: a
-// graph captured in one function and replayed in another (three kernels
-// from one launch), a copy, a lost launch and a kernel with no launch, and
-// the records delivered out of order from two threads.
+// functions ran. Each step launches a "kernel" that runs at least 3 ms and
+// until `hidden` has finished (so `hidden` always runs behind it, however
+// the machine schedules this process), waits for it, then `stall`s 2 ms
+// with the GPU idle. The program writes its own known answer (the stalls'
+// measured total) for check_idle_answer.py. Also: a graph captured in one
+// function and replayed in another (three kernels from one launch), a copy,
+// a lost launch and a kernel with no launch, and the records delivered out
+// of order from two threads.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %perfcc -O1 -g -pthread -I%srcroot/runtime --perf-targets=%S/Inputs/gpu-synthetic.targets %s -o %t/prog -ldl
-// RUN: env PERFCC_OUT=%t/out %t/prog
+// RUN: env PERFCC_OUT=%t/out %t/prog %t/expected
 // RUN: %tracecheck gpu %t/out/prog.*.trace.json | FileCheck %s
 // RUN: %tracecheck trace --max-depth 2 --collapse --thread-name-only %t/out/prog.*.trace.json | FileCheck %s --check-prefix=HOST
 // RUN: %python %S/Inputs/gpu-summary-check.py %t/out/prog.*.summary.json | FileCheck %s --check-prefix=SUMMARY
-// The known answer, read back by perfctl report: the GPU waited 2 ms for
-// each of the 10 stalls (nine between steps, one before the graph replay),
-// and never for `hidden`.
+// The known answer, read back by perfctl report: the GPU waited for each of
+// the 10 stalls (nine between steps, one before the graph replay) as long as
+// it lasted, and never for `hidden`.
 // RUN: %perfctl report %t/out/prog.*.trace.json | FileCheck %s --check-prefix=ANSWER
 // RUN: %perfctl report --json %t/out/prog.*.trace.json > %t/report.json
-// RUN: %python %srcroot/test/gpu/check_idle_answer.py %t/report.json --charged gpu_step::stall=20000000:2 --not-charged 'gpu_step::hidden<1000' --launches gpu_step::launch=10 --launches gpu_step::replay_graph=3 | FileCheck %s --check-prefix=IDLE
+// RUN: %python %srcroot/test/gpu/check_idle_answer.py %t/report.json --expect %t/expected | FileCheck %s --check-prefix=IDLE
 // RUN: env PERFCC_OUT=%t/off PERFCC_CUPTI=off %t/prog
 // RUN: %tracecheck trace %t/off/prog.*.trace.json > /dev/null
 // RUN: not grep -q '"gpu"' %t/off/prog.*.trace.json
@@ -60,6 +63,8 @@
 
 #include "perfrt_gpu_records.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <dlfcn.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -146,14 +151,12 @@ __attribute__((noinline)) void capture_graph() {
   spin(20000);
 }
 
-__attribute__((noinline)) uint64_t launch() {
+/// Launches the step's kernel; returns when it starts on the GPU.
+__attribute__((noinline)) perfrt_gpu_api launch() {
   spin(20000);
   perfrt_gpu_api a = call("cudaLaunchKernel");
-  uint64_t start = a.end + 5000, end = start + 3000000;
-  work.push_back(record(PERFRT_GPU_KERNEL, "_Z11step_kernelPfi", a.correlation,
-                        start, end, 7));
   spin(20000);
-  return end;
+  return a;
 }
 
 __attribute__((noinline)) void hidden() { spin(1000000); }
@@ -200,7 +203,7 @@ __attribute__((noinline)) void lost_launch() {
 
 } // namespace gpu_step
 
-int main() {
+int main(int argc, char **argv) {
   auto lookup = reinterpret_cast<const perfrt_gpu_sink *(*)()>(
       dlsym(RTLD_DEFAULT, PERFRT_GPU_SINK_SYMBOL));
   if (!lookup || !(sink = lookup()) || sink->version != PERFRT_GPU_SINK_VERSION)
@@ -210,16 +213,31 @@ int main() {
     sink->attached(130001, nullptr);
   gpu_step::upload();
   gpu_step::capture_graph();
+  uint64_t stalled = 0;
   for (int i = 0; i < 10; ++i) {
-    uint64_t kernelEnd = gpu_step::launch();
+    perfrt_gpu_api a = gpu_step::launch();
     gpu_step::hidden();
-    gpu_step::wait_for_gpu(kernelEnd);
+    // The kernel runs from just after its launch until after `hidden`.
+    uint64_t start = a.end + 5000;
+    uint64_t end = std::max(start + 3000000, sink->now() + 1000);
+    work.push_back(record(PERFRT_GPU_KERNEL, "_Z11step_kernelPfi",
+                          a.correlation, start, end, 7));
+    gpu_step::wait_for_gpu(end);
+    uint64_t before = sink->now();
     gpu_step::stall();
+    stalled += sink->now() - before;
   }
   gpu_step::replay_graph();
   gpu_step::lost_launch();
   work.push_back(record(PERFRT_GPU_KERNEL, "_Z6orphani", 999999, sink->now(),
                         sink->now() + 1000, 9));
+  if (argc > 1) { // the known answer, for check_idle_answer.py --expect
+    FILE *f = std::fopen(argv[1], "w");
+    std::fprintf(f, "charged gpu_step::stall %llu 2\n", (unsigned long long)stalled);
+    std::fprintf(f, "not-charged gpu_step::hidden 1000\n");
+    std::fprintf(f, "launches gpu_step::launch 10\nlaunches gpu_step::replay_graph 3\n");
+    std::fclose(f);
+  }
   if (!on)
     return 0;
   // CUPTI completes buffers on its own threads, in any order.
