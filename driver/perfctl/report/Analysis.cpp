@@ -70,10 +70,10 @@ std::vector<std::string> headline(const TraceModel &model,
   if (!r.hot.process.empty()) {
     const FunctionTime &f = r.hot.process.front();
     lines.push_back(fmt::format(
-        "hottest host function by self time: {} ({} in {} calls, {} of the "
+        "hottest host function by self time: {} ({} in {} {}, {} of the "
         "instrumented time)",
         functionLabel(model, f.name), humanNs(double(f.exclusive.total)),
-        f.exclusive.count,
+        f.exclusive.count, f.exclusive.count == 1 ? "call" : "calls",
         percentOf(double(f.exclusive.total), double(r.hot.busy))));
   } else {
     lines.push_back("no instrumented function calls in the trace");

@@ -464,6 +464,9 @@ public:
 
   json root;
   bool sawEvents = false;
+  /// The top-level value is complete: an error after it is trailing
+  /// garbage, not a file cut short.
+  bool complete = false;
   // The parse error, if any.
   bool failed = false;
   std::size_t errorPosition = 0;
@@ -503,16 +506,7 @@ public:
     stack.push_back(place(json::object()));
     return true;
   }
-  bool end_object() override {
-    json *done = stack.back();
-    stack.pop_back();
-    if (!stack.empty() && stack.back() == events) {
-      // A complete event: convert it and let it go.
-      converter.add(*done);
-      events->get_ref<json::array_t &>().pop_back();
-    }
-    return true;
-  }
+  bool end_object() override { return endContainer(); }
   bool start_array(std::size_t) override {
     bool isEvents =
         stack.empty() || (stack.size() == 1 && stack[0] == &root &&
@@ -525,10 +519,7 @@ public:
     stack.push_back(array);
     return true;
   }
-  bool end_array() override {
-    stack.pop_back();
-    return true;
-  }
+  bool end_array() override { return endContainer(); }
   bool parse_error(std::size_t position, const std::string &,
                    const nlohmann::detail::exception &ex) override {
     failed = true;
@@ -566,7 +557,25 @@ private:
   }
 
   bool put(json &&value) {
+    if (!stack.empty() && stack.back() == events) {
+      // Not an object, so not an event: counted, not kept.
+      converter.add(value);
+      return true;
+    }
     place(std::move(value));
+    complete = stack.empty();
+    return true;
+  }
+
+  bool endContainer() {
+    json *done = stack.back();
+    stack.pop_back();
+    if (!stack.empty() && stack.back() == events) {
+      // A complete event: convert it and let it go.
+      converter.add(*done);
+      events->get_ref<json::array_t &>().pop_back();
+    }
+    complete = stack.empty();
     return true;
   }
 };
@@ -595,11 +604,9 @@ std::optional<TraceModel> parseTrace(std::string_view text,
     return std::nullopt;
   }
   if (!ok || sax.failed) {
-    // The lexer reports running out of input at or past the last byte: the
-    // file stops in the middle, as one a killed run was writing does.
-    std::size_t last = text.find_last_not_of(" \t\r\n");
-    if (sax.errorPosition >= text.size() || last == std::string_view::npos ||
-        sax.errorPosition > last + 1)
+    // The input ran out before the top-level value was complete: the file
+    // stops in the middle, as one a killed run was writing does.
+    if (!sax.complete && sax.errorPosition >= text.size())
       error =
           fmt::format("truncated: the JSON stops after byte {} in the "
                       "middle of {} (was the run killed while writing "
