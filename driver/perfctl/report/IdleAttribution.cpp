@@ -59,7 +59,7 @@ attributeGpuIdle(const TraceModel &model, const LaunchIndex &launches,
         continue;
       }
       g.attributed = true;
-      TimeNs waitEnd = gap.end;
+      TimeNs waitEnd = std::clamp(launch->start, gap.start, gap.end);
       g.hostWait = waitEnd - gap.start;
       g.launchLatency = gap.end - waitEnd;
       a.hostWait += g.hostWait;
