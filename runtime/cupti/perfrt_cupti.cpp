@@ -62,13 +62,19 @@ uint32_t apiName(bool driver, uint32_t cbid) {
   cuptiGetCallbackName(driver ? CUPTI_CB_DOMAIN_DRIVER_API
                               : CUPTI_CB_DOMAIN_RUNTIME_API,
                        cbid, &name);
-  char fallback[48];
+  char text[128];
   if (!name) {
-    std::snprintf(fallback, sizeof fallback, "%s API %u",
-                  driver ? "driver" : "runtime", cbid);
-    name = fallback;
+    std::snprintf(text, sizeof text, "%s API %u", driver ? "driver" : "runtime",
+                  cbid);
+  } else {
+    // CUPTI names the versioned entry point ("cudaLaunchKernel_v7000");
+    // Kineto, Holistic Trace Analysis and people use the API's name.
+    std::snprintf(text, sizeof text, "%s", name);
+    char *v = std::strrchr(text, '_');
+    if (v && v[1] == 'v' && v[2] && std::strspn(v + 2, "0123456789") == std::strlen(v + 2))
+      *v = '\0';
   }
-  uint32_t id = gSink->intern(name);
+  uint32_t id = gSink->intern(text);
   if (cbid < 65536) {
     if (table.size() <= cbid)
       table.resize(cbid + 1);
@@ -232,8 +238,8 @@ void CUPTIAPI bufferRequested(uint8_t **buffer, size_t *size,
   *maxNumRecords = 0; // as many as fit
 }
 
-void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t *buffer, size_t,
-                              size_t validSize) {
+/// Converts one buffer's records and hands them to the sink in one call.
+void deliver(uint8_t *buffer, size_t validSize) {
   // Per-thread buffers (CUPTI 13's default) complete on many threads: all
   // state here is local or behind the sink's lock.
   std::vector<perfrt_gpu_api> apis;
@@ -246,6 +252,11 @@ void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t *buffer, size_t,
   if (!apis.empty() || !work.empty())
     gSink->records(apis.data(), uint32_t(apis.size()), work.data(),
                    uint32_t(work.size()));
+}
+
+void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t *buffer, size_t,
+                              size_t validSize) {
+  deliver(buffer, validSize);
   size_t dropped = 0;
   if (cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) ==
           CUPTI_SUCCESS &&
@@ -372,6 +383,16 @@ void attach() {
 PERFRT_CUPTI_API int InitializeInjection(void) {
   std::call_once(gAttachOnce, attach);
   return 1;
+}
+
+/// Replays a buffer of CUPTI activity records into \p sink, through the
+/// same conversion as a buffer CUPTI completed. For tests: libcupti parses
+/// buffers without a GPU, so the adapter's field copies are checked on
+/// records built from cupti.h's own structs.
+PERFRT_CUPTI_API void perfrt_cupti_replay(const perfrt_gpu_sink *sink,
+                                          uint8_t *buffer, size_t validSize) {
+  gSink = sink;
+  deliver(buffer, validSize);
 }
 
 /// For a process that initialized CUDA before the runtime started.

@@ -1,6 +1,7 @@
 // The runtime's settings: defaults, every kind of value, the speed-bump
 // aliases, and one clear line for each bad value.
 #include "perfrt_flags.h"
+#include "perfrt_nvtx.h"
 
 #include <gtest/gtest.h>
 
@@ -94,16 +95,27 @@ TEST(Flags, BadValueIsOneLineNamingVariableAndValue) {
   }
 }
 
-TEST(Flags, SettingsNotYetImplementedAreRefusedNotIgnored) {
-  for (auto vars : std::initializer_list<std::map<std::string, std::string>>{
-           {{"PERFCC_CUPTI", "on"}}, {{"PERFCC_NVTX", "1"}}}) {
-    Flags f;
-    std::string error;
-    EXPECT_FALSE(parseWith(vars, f, error)) << vars.begin()->first;
-    EXPECT_NE(error.find("not supported by this runtime yet"),
-              std::string::npos)
+TEST(Flags, CuptiAndNvtxAreReadAndWhatCannotWorkIsRefused) {
+  Flags f;
+  std::string error;
+  ASSERT_TRUE(parseWith({{"PERFCC_CUPTI", "on"}}, f, error)) << error;
+  EXPECT_EQ(f.cupti, Cupti::On);
+  ASSERT_TRUE(parseWith({{"PERFCC_CUPTI", "off"}}, f, error)) << error;
+  EXPECT_EQ(f.cupti, Cupti::Off);
+  EXPECT_FALSE(parseWith({{"PERFCC_CUPTI", "maybe"}}, f, error));
+  // NVTX: honoured in a build with its headers, refused (never ignored) in
+  // one without; and never with the probes off.
+  Flags n;
+  bool parsed = parseWith({{"PERFCC_NVTX", "1"}}, n, error);
+  EXPECT_EQ(parsed, nvtxSupported()) << error;
+  if (!parsed)
+    EXPECT_NE(error.find("built without the NVTX headers"), std::string::npos)
         << error;
-  }
+  else
+    EXPECT_TRUE(n.nvtx);
+  EXPECT_FALSE(parseWith({{"PERFCC_NVTX", "1"}, {"PERFCC_MODE", "off"}}, n, error));
+  if (nvtxSupported())
+    EXPECT_NE(error.find("PERFCC_MODE='off'"), std::string::npos) << error;
 }
 
 TEST(Flags, DelayWithoutTargetsIsRefused) {
