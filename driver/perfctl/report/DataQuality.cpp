@@ -45,22 +45,24 @@ DataQuality assessQuality(const TraceModel &model, const HotFunctions &hot,
   q.duplicateCorrelations = launches.duplicateCorrelations;
   q.launchedByDisagrees = kernels.launchedByDisagrees;
 
+  // \p what has "{}" for the count and "{s}" where a plural takes an s.
   auto warn = [&](std::uint64_t n, const char *what) {
     if (n)
-      q.warnings.push_back(fmt::format(fmt::runtime(what), n));
+      q.warnings.push_back(
+          fmt::format(fmt::runtime(what), n, fmt::arg("s", n == 1 ? "" : "s")));
   };
   if (!meta.present)
     q.warnings.push_back("the trace has no metadata: what the runtime lost "
                          "is unknown");
   warn(q.droppedSpans.value_or(0),
-       "the runtime dropped {} spans: the tables miss those calls");
+       "the runtime dropped {} span{s}: the tables miss those calls");
   warn(q.depthOverflows.value_or(0),
-       "{} calls were deeper than the runtime's stack and not recorded");
+       "{} call{s} deeper than the runtime's stack went unrecorded");
   warn(q.read.malformedEvents,
-       "{} events could not be read (missing or mistyped fields) and were "
+       "{} event{s} could not be read (missing or mistyped fields): "
        "skipped");
   warn(q.improperlyNested,
-       "{} calls do not nest in their thread's other calls: their exclusive "
+       "{} call{s} did not nest in their thread's other calls: exclusive "
        "time is cut where the next call begins");
   if (q.gpu) {
     if (q.gpu->cupti != "" && q.gpu->cupti != "on")
@@ -68,14 +70,14 @@ DataQuality assessQuality(const TraceModel &model, const HotFunctions &hot,
           "GPU activity was not recorded (cupti {}{}{})", q.gpu->cupti,
           q.gpu->reason.empty() ? "" : ": ", q.gpu->reason));
     warn(q.gpu->droppedRecords.value_or(0),
-         "CUPTI dropped {} GPU records: busy time is a lower bound");
+         "CUPTI dropped {} GPU record{s}: busy time is a lower bound");
   }
   warn(q.recordsWithoutLaunch,
-       "{} GPU records have no launch call in the trace: idle gaps they "
-       "end are unattributed");
+       "{} GPU record{s} without a launch call in the trace: the idle "
+       "gaps they end are unattributed");
   warn(q.recordsBeforeLaunch,
-       "{} GPU records start before their launch call: the host and GPU "
-       "clocks disagree");
+       "{} GPU record{s} started before their launch call: the host and "
+       "GPU clocks disagree");
   return q;
 }
 

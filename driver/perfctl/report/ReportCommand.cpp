@@ -81,7 +81,7 @@ CLI::App *addReportCommand(CLI::App &app, ReportArgs &args) {
   cmd->add_option("--top", args.top,
                   "rows of each ranked table (0: all of them)")
       ->capture_default_str()
-      ->check(CLI::Range(0LL, 1000000LL))
+      ->check(CLI::Range(0LL, 1000000LL).description(""))
       ->type_name("N");
   cmd->add_option("--short-gap", args.shortGap,
                   "a stream gap shorter than this that is not host wait is a "

@@ -34,11 +34,17 @@ void Document::endList() {
   inList = false;
 }
 
-void Document::title(const std::string &text) {
+void Document::title(const std::string &text, bool top) {
   endList();
-  if (!out.empty())
+  // One blank line before a title, however the block above ended.
+  if (!out.empty() &&
+      out.compare(out.size() - std::min<std::size_t>(2, out.size()), 2,
+                  "\n\n") != 0)
     out += "\n";
-  out += style == ReportStyle::Markdown ? "## " + text + "\n\n" : text + "\n";
+  if (style == ReportStyle::Markdown)
+    out += (top ? "# " : "## ") + text + "\n\n";
+  else
+    out += text + "\n";
 }
 
 void Document::subtitle(const std::string &text) {

@@ -29,8 +29,8 @@ struct Table {
 class Document {
 public:
   explicit Document(ReportStyle style) : style(style) {}
-  /// A section title.
-  void title(const std::string &text);
+  /// A section title; \p top: the document's own (# in Markdown).
+  void title(const std::string &text, bool top = false);
   /// A subsection title.
   void subtitle(const std::string &text);
   /// A sentence on its own line.

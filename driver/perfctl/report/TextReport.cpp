@@ -50,7 +50,7 @@ std::string threadLabel(const TraceModel &model, const ThreadFunctions &t) {
 void writeRun(Document &doc, const TraceModel &model, const TraceReport &r,
               const std::string &file) {
   const TraceMetadata &m = model.metadata;
-  doc.title("perfctl report: " + file);
+  doc.title("perfctl report: " + file, /*top=*/true);
   std::vector<std::string> parts;
   if (!m.program.empty())
     parts.push_back("program " + m.program);
@@ -124,9 +124,9 @@ void writeGpuUsage(Document &doc, const TraceModel &model,
           ns(u.idle), percentOf(double(u.idle), double(window))));
     }
     if (u.syncs)
-      doc.line(fmt::format("the host waited on it {} times, {} in all "
+      doc.line(fmt::format("the host waited on it {}, {} in all "
                            "(cuda_sync; not GPU time)",
-                           u.syncs, ns(u.syncTime)));
+                           countOf(u.syncs, "time", "times"), ns(u.syncTime)));
     if (u.streams.empty())
       continue;
     Table t;

@@ -24,8 +24,8 @@
 #include <gtest/gtest.h>
 
 using namespace perfcc::perfctl;
-using perfcc::perfctl::test::TraceBuilder;
 using nlohmann::json;
+using perfcc::perfctl::test::TraceBuilder;
 namespace k = perfcc::schema::trace;
 namespace rk = perfcc::perfctl::reportkey;
 
@@ -271,7 +271,7 @@ TEST(ReportAnalysisTest, AGraphLaunchFansOutToThreeKernels) {
 
 TEST(ReportAnalysisTest, UnmatchedLaunchesAndRecordsAreCounted) {
   TraceBuilder b;
-  b.api("cudaLaunchKernel", 1, 0, 10, 5)        // lost: no record
+  b.api("cudaLaunchKernel", 1, 0, 10, 5)          // lost: no record
       .api("cudaStreamSynchronize", 1, 20, 30, 6) // launches nothing
       .api("cudaLaunchKernel", 1, 1000, 1100, 8)
       .api("cuLaunchKernel", 1, 1010, 1090, 9, true) // inside the runtime call
@@ -297,7 +297,7 @@ TEST(ReportAnalysisTest, UnmatchedLaunchesAndRecordsAreCounted) {
   EXPECT_EQ(a.unattributed, 2000 - 1300);
   bool warned = false;
   for (const std::string &w : r.quality.warnings)
-    warned |= w.find("1 GPU records have no launch call") != std::string::npos;
+    warned |= w.find("1 GPU record without a launch call") != std::string::npos;
   EXPECT_TRUE(warned);
 }
 
@@ -355,8 +355,8 @@ TEST(ReportAnalysisTest, ExclusiveTimeFollowsTheNesting) {
   std::vector<std::string> order;
   for (const FunctionTime &f : hot.process)
     order.emplace_back(m.name(f.name));
-  EXPECT_EQ(order, (std::vector<std::string>{"r", "a", "q", "s", "b", "c",
-                                             "p"}));
+  EXPECT_EQ(order,
+            (std::vector<std::string>{"r", "a", "q", "s", "b", "c", "p"}));
   // Per thread.
   ASSERT_EQ(hot.threads.size(), 2u);
   EXPECT_EQ(function(m, hot.threads[0].functions, "a")->exclusive.total, 50);
@@ -376,8 +376,7 @@ TEST(ReportAnalysisTest, ChargesAreExactIntersections) {
       .cpuOp("s", 1, 450, 500);
   TraceModel m = parse(b.text());
   HostTimelines timelines(m);
-  const ThreadTimeline *t =
-      timelines.find(ThreadRef{TraceBuilder::HostPid, 1});
+  const ThreadTimeline *t = timelines.find(ThreadRef{TraceBuilder::HostPid, 1});
   ASSERT_NE(t, nullptr);
   auto chargeOf = [&](TimeNs from, TimeNs to) {
     std::map<NameId, Charge> out;
@@ -401,8 +400,8 @@ TEST(ReportAnalysisTest, ChargesAreExactIntersections) {
   auto innermost = [&](TimeNs from, TimeNs to) -> std::string {
     std::int32_t node = t->innermostContaining(from, to);
     return node < 0 ? "-"
-                    : std::string(
-                          m.name(m.cpuOps[t->nodes[std::size_t(node)].op].name));
+                    : std::string(m.name(
+                          m.cpuOps[t->nodes[std::size_t(node)].op].name));
   };
   EXPECT_EQ(innermost(25, 26), "c");
   EXPECT_EQ(innermost(25, 35), "b");
@@ -439,8 +438,8 @@ TEST(ReportAnalysisTest, TheReportDoesNotDependOnEventOrder) {
       reportJson(reference, analyzeTrace(reference, options), options, "t")
           .dump();
   std::string expectedText =
-      renderReportDocument(reference, analyzeTrace(reference, options),
-                           options, "t", ReportStyle::Text);
+      renderReportDocument(reference, analyzeTrace(reference, options), options,
+                           "t", ReportStyle::Text);
   for (unsigned seed = 1; seed <= 20; ++seed) {
     TraceModel m = parse(b.shuffled(seed));
     TraceReport r = analyzeTrace(m, options);
@@ -491,8 +490,8 @@ TEST(ReportAnalysisTest, TopBoundsEveryRankedList) {
   TraceModel m = parse(b.text());
   ReportOptions options;
   options.top = 2;
-  json j = json::parse(
-      reportJson(m, analyzeTrace(m, options), options, "t").dump());
+  json j =
+      json::parse(reportJson(m, analyzeTrace(m, options), options, "t").dump());
   EXPECT_EQ(j[rk::Host][rk::Functions].size(), 2u);
   EXPECT_EQ(j[rk::Host][rk::FunctionCount], 5);
   EXPECT_EQ(j[rk::Host][rk::Functions][0][rk::Name], "f4");

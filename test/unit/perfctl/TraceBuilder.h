@@ -42,8 +42,8 @@ public:
   TraceBuilder &delay(std::int64_t tid, std::int64_t start, std::int64_t end,
                       const std::string &function) {
     namespace k = schema::trace;
-    json e = complete(k::CategoryDelay, k::DelayEventName, HostPid, tid,
-                      start, end);
+    json e =
+        complete(k::CategoryDelay, k::DelayEventName, HostPid, tid, start, end);
     e[k::Args] = {{k::ArgFunction, function}, {k::ArgRequestedNs, end - start}};
     events.push_back(e);
     return *this;
@@ -70,12 +70,9 @@ public:
     namespace k = schema::trace;
     json e = complete(category, name, GpuPid + device, row < 0 ? stream : row,
                       start, end);
-    json args = {{k::ArgDevice, device},
-                 {k::ArgContext, 1},
-                 {k::ArgStream, stream},
-                 {k::ArgGrid, {128, 1, 1}},
-                 {k::ArgBlock, {256, 1, 1}},
-                 {k::ArgRegisters, 32},
+    json args = {{k::ArgDevice, device},     {k::ArgContext, 1},
+                 {k::ArgStream, stream},     {k::ArgGrid, {128, 1, 1}},
+                 {k::ArgBlock, {256, 1, 1}}, {k::ArgRegisters, 32},
                  {k::ArgSharedMemory, 0}};
     if (correlation >= 0)
       args[k::ArgCorrelation] = correlation;
@@ -181,17 +178,19 @@ private:
                        std::int64_t pid, std::int64_t tid, std::int64_t start,
                        std::int64_t end) {
     namespace k = schema::trace;
-    return {{k::Phase, k::PhaseComplete}, {k::Category, category},
-            {k::Name, name},              {k::Pid, pid},
-            {k::Tid, tid},                {k::Ts, micros(start)},
+    return {{k::Phase, k::PhaseComplete},
+            {k::Category, category},
+            {k::Name, name},
+            {k::Pid, pid},
+            {k::Tid, tid},
+            {k::Ts, micros(start)},
             {k::Dur, micros(end - start)}};
   }
 
   json document(const std::vector<json> &list) const {
     namespace k = schema::trace;
-    return {{k::Events, list},
-            {k::DisplayTimeUnit, "ns"},
-            {k::Metadata, metadata}};
+    return {
+        {k::Events, list}, {k::DisplayTimeUnit, "ns"}, {k::Metadata, metadata}};
   }
 };
 

@@ -20,8 +20,8 @@
 #include <fstream>
 
 using namespace perfcc::perfctl;
-using perfcc::perfctl::test::TraceBuilder;
 using nlohmann::json;
+using perfcc::perfctl::test::TraceBuilder;
 namespace k = perfcc::schema::trace;
 
 namespace {
@@ -55,8 +55,8 @@ std::string describe(const TraceModel &m) {
                        n(e.name), e.device, e.stream, e.start, e.end,
                        e.correlation);
   for (const GpuSync &e : m.syncs)
-    out += fmt::format("sync {} d{} s{} {}-{}\n", n(e.kind), e.device,
-                       e.stream, e.start, e.end);
+    out += fmt::format("sync {} d{} s{} {}-{}\n", n(e.kind), e.device, e.stream,
+                       e.start, e.end);
   for (const CounterSample &e : m.counters)
     out += fmt::format("counter {} {} {}\n", n(e.name), e.ts, e.value);
   for (const FlowPoint &e : m.flows)
@@ -96,11 +96,11 @@ TEST(TraceModelTest, MicrosecondsBecomeExactNanoseconds) {
 TEST(TraceModelTest, TimestampsPastADoublesPrecisionStayExact) {
   // 2^53 + 1 ns: a double cannot hold it; read through one it would come
   // out a nanosecond off.
-  std::string text = fmt::format(
-      R"({{"{}":[{{"{}":"{}","{}":"{}","{}":"f","{}":1,"{}":1,)"
-      R"("{}":9007199254740.993,"{}":0.001}}]}})",
-      k::Events, k::Phase, k::PhaseComplete, k::Category, k::CategoryCpuOp,
-      k::Name, k::Pid, k::Tid, k::Ts, k::Dur);
+  std::string text =
+      fmt::format(R"({{"{}":[{{"{}":"{}","{}":"{}","{}":"f","{}":1,"{}":1,)"
+                  R"("{}":9007199254740.993,"{}":0.001}}]}})",
+                  k::Events, k::Phase, k::PhaseComplete, k::Category,
+                  k::CategoryCpuOp, k::Name, k::Pid, k::Tid, k::Ts, k::Dur);
   TraceModel m = parseOk(text);
   ASSERT_EQ(m.cpuOps.size(), 1u);
   EXPECT_EQ(m.cpuOps[0].start, 9007199254740993);
