@@ -467,6 +467,8 @@ public:
   /// The top-level value is complete: an error after it is trailing
   /// garbage, not a file cut short.
   bool complete = false;
+  static constexpr std::size_t MaxDepth = 64;
+  bool tooDeep = false;
   // The parse error, if any.
   bool failed = false;
   std::size_t errorPosition = 0;
@@ -503,11 +505,15 @@ public:
     return true;
   }
   bool start_object(std::size_t) override {
+    if (!deepEnough())
+      return false;
     stack.push_back(place(json::object()));
     return true;
   }
   bool end_object() override { return endContainer(); }
   bool start_array(std::size_t) override {
+    if (!deepEnough())
+      return false;
     bool isEvents =
         stack.empty() || (stack.size() == 1 && stack[0] == &root &&
                           root.is_object() && pendingKey == key::Events);
@@ -533,6 +539,16 @@ private:
   std::vector<json *> stack;
   std::string pendingKey;
   json *events = nullptr;
+
+  /// Whether one more level of nesting is allowed. A perfcc trace nests
+  /// four levels deep; far deeper JSON is refused rather than held, since
+  /// copying and printing a document recurse once per level.
+  bool deepEnough() {
+    if (stack.size() < MaxDepth)
+      return true;
+    tooDeep = true;
+    return false;
+  }
 
   /// Whether the next value is an event's ts or dur.
   bool atEventTime() const {
@@ -601,6 +617,12 @@ std::optional<TraceModel> parseTrace(std::string_view text,
     ok = json::sax_parse(text.begin(), text.end(), &sax);
   } catch (const std::exception &e) {
     error = fmt::format("cannot be read: {}", e.what());
+    return std::nullopt;
+  }
+  if (sax.tooDeep) {
+    error = fmt::format("not a Chrome trace: JSON nested more than {} levels "
+                        "deep",
+                        TraceSax::MaxDepth);
     return std::nullopt;
   }
   if (!ok || sax.failed) {

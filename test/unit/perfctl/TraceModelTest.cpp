@@ -270,6 +270,13 @@ TEST(TraceModelTest, MalformedAndNonTraceFilesAreErrors) {
   EXPECT_NE(parseError(R"({"traceEvents":[]} x)").find("malformed JSON"),
             std::string::npos);
   EXPECT_NE(parseError("42").find("not a Chrome trace"), std::string::npos);
+  // Nesting far past any trace's is refused, not recursed into.
+  std::string deep = R"({"traceEvents":[],"metadata":)";
+  for (int i = 0; i < 100000; ++i)
+    deep += R"({"a":)";
+  deep += "1" + std::string(100000, '}') + "}";
+  EXPECT_NE(parseError(deep).find("nested more than 64 levels"),
+            std::string::npos);
   EXPECT_NE(parseError(R"({"metadata":{}})").find("no \"traceEvents\""),
             std::string::npos);
   // The bare array form is a trace.
