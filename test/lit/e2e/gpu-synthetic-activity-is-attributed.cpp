@@ -47,7 +47,12 @@
 // HOST:          gpu_step::replay_graph
 // HOST-NEXT:     gpu_step::lost_launch
 
-// ANSWER: GPU 0 idle {{.*}} waiting on the host while in gpu_step::stall
+// (Which function tops the table depends on the machine: a process
+// descheduled inside another function keeps the GPU waiting there too, and
+// is charged for it. The stall's own charge is exact: IDLE below.)
+// ANSWER:      GPU idle charged to host functions
+// ANSWER:      waiting on the host while in
+// ANSWER:      gpu_step::stall
 
 // IDLE:      ok: gpu_step::stall charged
 // IDLE-NEXT: ok: gpu_step::hidden charged 0.000 ms
