@@ -9,11 +9,12 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <fstream>
+#include <fcntl.h>
 #include <functional>
 #include <limits>
-#include <sstream>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace perfcc::perfctl {
 
@@ -660,28 +661,58 @@ std::optional<TraceModel> parseTrace(std::string_view text,
 
 std::optional<TraceModel> readTraceFile(const std::string &path,
                                         std::string &error) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    error = fmt::format("cannot read: {}", std::strerror(errno));
+    return std::nullopt;
+  }
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
-    error = fmt::format("cannot read: {}", std::strerror(errno));
+  if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+    error = S_ISDIR(st.st_mode)
+                ? std::string("cannot read: is a directory")
+                : fmt::format("cannot read: {}", std::strerror(errno));
+    ::close(fd);
     return std::nullopt;
   }
-  if (S_ISDIR(st.st_mode)) {
-    error = "cannot read: is a directory";
-    return std::nullopt;
+  auto isEmpty = [](std::string_view text) {
+    return text.find_first_not_of(" \t\r\n") == std::string_view::npos;
+  };
+  // A regular file is mapped, not copied: a trace can be hundreds of
+  // megabytes, and the model needs the memory more.
+  if (S_ISREG(st.st_mode) && st.st_size > 0) {
+    std::size_t size = std::size_t(st.st_size);
+    void *mapped = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (mapped != MAP_FAILED) {
+      ::close(fd);
+      ::madvise(mapped, size, MADV_SEQUENTIAL);
+      std::string_view text(static_cast<const char *>(mapped), size);
+      std::optional<TraceModel> model;
+      if (isEmpty(text))
+        error = "empty file: no trace in it";
+      else
+        model = parseTrace(text, error);
+      ::munmap(mapped, size);
+      return model;
+    }
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = fmt::format("cannot read: {}", std::strerror(errno));
-    return std::nullopt;
+  // A pipe, or a file that cannot be mapped: read it whole.
+  std::string text;
+  char buffer[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      error = fmt::format("cannot read: {}", std::strerror(errno));
+      ::close(fd);
+      return std::nullopt;
+    }
+    if (n == 0)
+      break;
+    text.append(buffer, std::size_t(n));
   }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) {
-    error = "cannot read: I/O error";
-    return std::nullopt;
-  }
-  std::string text = buffer.str();
-  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+  ::close(fd);
+  if (isEmpty(text)) {
     error = "empty file: no trace in it";
     return std::nullopt;
   }
