@@ -49,8 +49,10 @@ gpu      Validates a trace with GPU activity: everything `trace` checks
          correlation, ids unique; metadata.gpu has every counter. Prints
            gpu: N runtime calls, N driver calls, N kernels, ... N flows
            metadata gpu cupti=STATE records=.. dropped_records=.. ...
+           api NAME in FUNCTION [flags] xCOUNT
            CATEGORY NAME stream=S [launched_by=F] [captured_by=F] xCOUNT
-         (one line per distinct record, sorted).
+         (one line per distinct API call, by the instrumented call its
+         External id joins it to, then per distinct GPU record; sorted).
 files    Lists DIR's *.trace.json and *.summary.json, sorted, with the pid in
          `<program>.<pid>.<kind>.json` printed as PID; checks that the pid in
          the name is the pid recorded inside the file.
@@ -434,10 +436,27 @@ def cmd_gpu(args):
         fail(path, str(e))
     counts = {c: 0 for c in API_CATEGORIES + GPU_CATEGORIES}
     records = {}
+    # The call each API call was charged to, through their External id.
+    owners = {}
+    for e in doc[T.Events]:
+        if (e.get(T.Phase) == T.PhaseComplete and e.get(T.Category) == T.CategoryCpuOp
+                and T.ArgExternalId in e.get(T.Args, {})):
+            a = e[T.Args]
+            if a[T.ArgExternalId] in owners:
+                fail(path, "External id %d on two calls" % a[T.ArgExternalId])
+            owners[a[T.ArgExternalId]] = e[T.Name] + "".join(
+                " [%s]" % f for f in FLAGS if a.get(f) is True)
+    calls = {}
     for e in doc[T.Events]:
         if e.get(T.Phase) != T.PhaseComplete or e.get(T.Category) not in counts:
             continue
         counts[e[T.Category]] += 1
+        if e[T.Category] in API_CATEGORIES:
+            ext = e[T.Args].get(T.ArgExternalId)
+            if ext is not None and ext not in owners:
+                fail(path, "%s has External id %d, which no call has" % (e[T.Name], ext))
+            label = "api %s in %s" % (e[T.Name], owners.get(ext, "(no instrumented call)"))
+            calls[label] = calls.get(label, 0) + 1
         if e[T.Category] in GPU_CATEGORIES:
             a = e[T.Args]
             label = "%s %s stream=%d" % (e[T.Category], e[T.Name], a[T.ArgStream])
@@ -452,6 +471,8 @@ def cmd_gpu(args):
               counts[T.CategoryMemset], counts[T.CategoryCudaSync], flows)]
     out.append("metadata gpu %s=%s " % (T.MetaCupti, gpu.get(T.MetaCupti)) +
                " ".join("%s=%d" % (k, gpu[k]) for k in GPU_META))
+    for label in sorted(calls):
+        out.append("%s x%d" % (label, calls[label]))
     for label in sorted(records):
         out.append("%s x%d" % (label, records[label]))
     print("\n".join(out))

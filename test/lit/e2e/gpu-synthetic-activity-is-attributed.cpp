@@ -8,8 +8,9 @@
 // with the GPU idle. The program writes its own known answer (the stalls'
 // measured total) for check_idle_answer.py. Also: a graph captured in one
 // function and replayed in another (three kernels from one launch), a copy,
-// a lost launch and a kernel with no launch, and the records delivered out
-// of order from two threads.
+// a lost launch and a kernel with no launch, a call made in a function that
+// never returns (the program exits inside it), and the records delivered
+// out of order from two threads.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %perfcc -O1 -g -pthread -I%srcroot/runtime --perf-targets=%S/Inputs/gpu-synthetic.targets %s -o %t/prog -ldl
 // RUN: env PERFCC_OUT=%t/out %t/prog %t/expected
@@ -26,8 +27,15 @@
 // RUN: %tracecheck trace %t/off/prog.*.trace.json > /dev/null
 // RUN: not grep -q '"gpu"' %t/off/prog.*.trace.json
 
-// CHECK:      gpu: 26 runtime calls, 0 driver calls, 14 kernels, 1 copies, 0 memsets, 10 syncs, 14 flows
-// CHECK-NEXT: metadata gpu cupti=on records=51 dropped_records=2 unmatched_launches=1 unmatched_gpu_records=1 records_outside_run=0 starts_before_launch=0 overlap_rows_used=0 zero_timestamps=0
+// CHECK:      gpu: 27 runtime calls, 0 driver calls, 14 kernels, 1 copies, 0 memsets, 10 syncs, 14 flows
+// CHECK-NEXT: metadata gpu cupti=on records=52 dropped_records=2 unmatched_launches=1 unmatched_gpu_records=1 records_outside_run=0 starts_before_launch=0 overlap_rows_used=0 zero_timestamps=0
+// CHECK-NEXT: api cudaDeviceSynchronize in gpu_step::finish_and_exit [unfinished] x1
+// CHECK-NEXT: api cudaGraphLaunch in gpu_step::replay_graph x1
+// CHECK-NEXT: api cudaLaunchKernel in gpu_step::capture_graph x3
+// CHECK-NEXT: api cudaLaunchKernel in gpu_step::launch x10
+// CHECK-NEXT: api cudaLaunchKernel in gpu_step::lost_launch x1
+// CHECK-NEXT: api cudaMemcpyAsync in gpu_step::upload x1
+// CHECK-NEXT: api cudaStreamSynchronize in gpu_step::wait_for_gpu x10
 // CHECK-NEXT: cuda_sync Stream Sync stream=7 launched_by=gpu_step::wait_for_gpu x10
 // CHECK-NEXT: gpu_memcpy Memcpy HtoD (Pinned -> Device) stream=7 launched_by=gpu_step::upload x1
 // CHECK-NEXT: kernel graph_node_a() stream=2 launched_by=gpu_step::replay_graph captured_by=gpu_step::capture_graph x1
@@ -70,6 +78,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <dlfcn.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -206,14 +215,27 @@ __attribute__((noinline)) void lost_launch() {
   spin(20000);
 }
 
+/// Makes a last CUDA call, hands everything over (as CUPTI's exit flush
+/// would), and exits inside the call: its span is unfinished, and still
+/// owns the call made in it.
+[[noreturn]] __attribute__((noinline)) void finish_and_exit(void (*deliver)()) {
+  spin(20000);
+  call("cudaDeviceSynchronize");
+  deliver();
+  std::exit(0);
+}
+
 } // namespace gpu_step
+
+void deliverEverything();
+bool on;
 
 int main(int argc, char **argv) {
   auto lookup = reinterpret_cast<const perfrt_gpu_sink *(*)()>(
       dlsym(RTLD_DEFAULT, PERFRT_GPU_SINK_SYMBOL));
   if (!lookup || !(sink = lookup()) || sink->version != PERFRT_GPU_SINK_VERSION)
     return 1;
-  bool on = sink->policy != 0; // PERFCC_CUPTI=off: an adapter does nothing
+  on = sink->policy != 0; // PERFCC_CUPTI=off: an adapter does nothing
   if (on)
     sink->attached(130001, nullptr);
   gpu_step::upload();
@@ -245,6 +267,10 @@ int main(int argc, char **argv) {
   }
   if (!on)
     return 0;
+  gpu_step::finish_and_exit(deliverEverything);
+}
+
+void deliverEverything() {
   // CUPTI completes buffers on its own threads, in any order.
   std::vector<perfrt_gpu_api> apisBack(apis.rbegin(), apis.rend());
   std::vector<perfrt_gpu_work> workBack(work.rbegin(), work.rend());
@@ -261,5 +287,4 @@ int main(int argc, char **argv) {
   });
   first.join();
   second.join();
-  return 0;
 }
