@@ -5,6 +5,7 @@ PERFRT_NOINSTR_BEGIN
 #include "perfrt_delay.h"
 
 #include "perfrt_clock.h"
+#include "perfrt_locks.h"
 #include "perfrt_record.h"
 
 #include <algorithm>
@@ -78,23 +79,23 @@ void delayInit(const Flags &flags) {
           : ~0ull;
 }
 
-void delayCall(ThreadState *t, uint32_t fn) {
-  uint64_t now = nowTicks();
-  if (!inWindow(now))
-    return;
-  DelayStats *d = t->delays.get(fn, t->arena);
-  if (!d)
-    return;
-  if (d->eligible++ % gDelay.frequency != 0)
-    return;
-  if (gDelay.delayTicks == 0) {
-    // The armed control: every cost of a speed bump but the spin.
-    ++d->delayed;
-    return;
-  }
+namespace {
+
+/// Spins \p ticks as part of \p fn's delay, recording the span; returns
+/// what was delivered.
+uint64_t pay(ThreadState *t, uint32_t fn, uint64_t ticks) {
   uint64_t begin = nowTicks();
-  uint64_t delivered = spinTicks(gDelay.delayTicks);
-  ++d->delayed;
+  uint64_t delivered = spinTicks(ticks);
+  t->delaySpunTicks += delivered;
+  if (t->locks.held)
+    t->locks.delayHeldTicks += delivered;
+  if (gRt.trace)
+    appendSpan(t, SpanRecord{begin, begin + delivered, ticks, fn, SpanDelay});
+  return delivered;
+}
+
+/// Charges one delayed call's delivered total against what it requested.
+void account(DelayStats *d, uint64_t delivered) {
   d->deliveredTicks += delivered;
   uint64_t error = delivered > gDelay.delayTicks
                        ? delivered - gDelay.delayTicks
@@ -102,9 +103,109 @@ void delayCall(ThreadState *t, uint32_t fn) {
   d->sumAbsErrorTicks += error;
   if (error > d->worstErrorTicks)
     d->worstErrorTicks = error;
-  if (gRt.trace)
-    appendSpan(t, SpanRecord{begin, begin + delivered, gDelay.delayTicks, fn,
-                             SpanDelay});
+}
+
+/// The share of \p d's work done holding a mutex, from the calls so far.
+double heldShare(const DelayStats *d) {
+  return d->workTicks ? double(d->heldWorkTicks) / double(d->workTicks) : 0.0;
+}
+
+/// Drops frames left by calls that never exited through a probe (longjmp).
+void dropStaleFrames(ThreadState *t) {
+  while (t->delayDepth && t->delayStack[t->delayDepth - 1].depth > t->depth)
+    --t->delayDepth;
+  if (t->locks.pendingTicks && t->locks.pendingDepth > t->depth)
+    t->locks.pendingTicks = 0;
+}
+
+} // namespace
+
+void delayEnter(ThreadState *t, uint32_t fn) {
+  uint64_t now = nowTicks();
+  dropStaleFrames(t);
+  if (t->delayDepth < MaxDelayFrames) {
+    DelayFrame &f = t->delayStack[t->delayDepth++];
+    f.fn = fn;
+    f.depth = t->depth;
+    f.entry = now;
+    f.heldAtEntry = lockHeldTicks(t, now);
+    f.blockedAtEntry = t->locks.blockedTicks;
+    f.spunAtEntry = t->delaySpunTicks;
+    f.delayHeldAtEntry = t->locks.delayHeldTicks;
+  }
+  if (!inWindow(now))
+    return;
+  DelayStats *d = t->delays.get(fn, t->arena);
+  if (!d)
+    return;
+  if (d->eligible++ % gDelay.frequency != 0)
+    return;
+  ++d->delayed;
+  if (gDelay.delayTicks == 0)
+    return; // the armed control: every cost of a speed bump but the spin
+  // Holding a mutex already: the whole call's work is inside it.
+  uint64_t inside = 0;
+  if (locksArmed() && !t->locks.held)
+    inside = uint64_t(double(gDelay.delayTicks) * heldShare(d));
+  uint64_t delivered = pay(t, fn, gDelay.delayTicks - inside);
+  if (t->locks.held)
+    ++d->paidHolding;
+  if (!inside) {
+    account(d, delivered);
+    return;
+  }
+  // The rest holds the next mutex this call takes (delayPayPending), or is
+  // paid at its exit if it takes none.
+  t->locks.pendingTicks = inside;
+  t->locks.pendingDelivered = delivered;
+  t->locks.pendingFn = fn;
+  t->locks.pendingDepth = t->depth;
+}
+
+void delayPayPending(ThreadState *t) {
+  if (!t->locks.pendingTicks || t->locks.pendingDepth > t->depth)
+    return;
+  uint32_t fn = t->locks.pendingFn;
+  uint64_t delivered = pay(t, fn, t->locks.pendingTicks);
+  t->locks.pendingTicks = 0;
+  if (DelayStats *d = t->delays.get(fn, t->arena)) {
+    ++d->paidHolding;
+    account(d, t->locks.pendingDelivered + delivered);
+  }
+}
+
+void delayExit(ThreadState *t, uint32_t fn, uint64_t now) {
+  dropStaleFrames(t);
+  if (t->locks.pendingTicks && t->locks.pendingDepth == t->depth &&
+      t->locks.pendingFn == fn) {
+    // It took no mutex after all: the delay is still its own.
+    uint64_t delivered = pay(t, fn, t->locks.pendingTicks);
+    t->locks.pendingTicks = 0;
+    if (DelayStats *d = t->delays.get(fn, t->arena))
+      account(d, t->locks.pendingDelivered + delivered);
+  }
+  if (!t->delayDepth)
+    return;
+  DelayFrame &f = t->delayStack[t->delayDepth - 1];
+  if (f.fn != fn || f.depth != t->depth)
+    return;
+  --t->delayDepth;
+  // Its own work: the call's time less the delays paid in it and the time
+  // it sat blocked on other threads; and the part of that held a mutex.
+  uint64_t now2 = nowTicks();
+  uint64_t spent = now > f.entry ? now - f.entry : 0;
+  uint64_t spun = t->delaySpunTicks - f.spunAtEntry;
+  uint64_t blocked = t->locks.blockedTicks - f.blockedAtEntry;
+  uint64_t work = spent > spun + blocked ? spent - spun - blocked : 0;
+  uint64_t held = lockHeldTicks(t, now2) - f.heldAtEntry;
+  uint64_t heldDelay = t->locks.delayHeldTicks - f.delayHeldAtEntry;
+  held = held > heldDelay ? held - heldDelay : 0;
+  if (DelayStats *d = t->delays.get(fn, t->arena)) {
+    if (d->measuredCalls++ == 0)
+      return;
+    d->workTicks += work - d->workTicks / 16;
+    d->heldWorkTicks += (held < work ? held : work) - d->heldWorkTicks / 16;
+  }
 }
 
 } // namespace perfrt

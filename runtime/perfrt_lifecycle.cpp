@@ -16,6 +16,7 @@ PERFRT_NOINSTR_BEGIN
 #include "perfrt_gpu_attach.h"
 #include "perfrt_gpu_output.h"
 #include "perfrt_gpu_store.h"
+#include "perfrt_locks.h"
 #include "perfrt_progress.h"
 #include "perfrt_record.h"
 #include "perfrt_registry.h"
@@ -129,6 +130,7 @@ void initOnceBody() {
   gRt.startTicks = nowTicks();
   delayInit(gRt.flags);
   speedupInit(gRt.flags);
+  locksInit(!gRt.flags.delayTargets.empty());
   // Last: with PERFCC_CUPTI=on it may refuse to start, and it must see the
   // settings above.
   gpuAttachInit();

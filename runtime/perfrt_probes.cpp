@@ -53,7 +53,7 @@ __attribute__((noinline)) void enterSlow(perfcc_desc *desc, uintptr_t sp) {
     if (gSpeedup.on)
       speedupEnterSelected(t, nowTicks());
     else
-      delayCall(t, desc->id);
+      delayEnter(t, desc->id);
   }
   release(t);
 }
@@ -65,6 +65,8 @@ __attribute__((noinline)) void exitSlow(perfcc_desc *desc, uint64_t end,
     return;
   if ((bits & PERFCC_ENABLED_DELAY) && gSpeedup.on)
     speedupExitSelected(t, end);
+  else if (bits & PERFCC_ENABLED_DELAY)
+    delayExit(t, desc->id, end); // before its frame goes: it owns the depth
   // Only a recorded function's entry pushed a frame.
   if (bits & PERFCC_ENABLED_RECORD)
     exitFrame(t, desc->id, end, flags);

@@ -23,8 +23,10 @@ void speedupInit(const Flags &flags) {
 }
 
 void speedupEnterSelected(ThreadState *t, uint64_t now) {
-  if (t->selectedDepth++ == 0)
+  if (t->selectedDepth++ == 0) {
     t->selectedStart = now;
+    t->selectedBlockedAtStart = t->locks.blockedTicks;
+  }
 }
 
 void speedupExitSelected(ThreadState *t, uint64_t now) {
@@ -32,7 +34,12 @@ void speedupExitSelected(ThreadState *t, uint64_t now) {
     return;
   if (!inWindow(now))
     return;
+  // Its own work only: the time it sat blocked on a mutex another thread
+  // held, or on a condition another thread signals, is that thread's to
+  // speed up (perfrt_locks.h). Sleeps and I/O stay its own.
   uint64_t spent = now > t->selectedStart ? now - t->selectedStart : 0;
+  uint64_t blocked = t->locks.blockedTicks - t->selectedBlockedAtStart;
+  spent = spent > blocked ? spent - blocked : 0;
   uint64_t delay = spent * gSpeedup.percent / 100;
   gSpeedup.globalTicks.fetch_add(delay, std::memory_order_relaxed);
   gSpeedup.insertedTicks.fetch_add(delay, std::memory_order_relaxed);
@@ -69,60 +76,6 @@ bool speedupSawGpu() {
   return gpu;
 }
 
-namespace {
-
-/// The thread's state when a virtual speedup is running, else null.
-ThreadState *speedupThread() {
-  if (!gSpeedup.on || !gRt.recording.load(std::memory_order_relaxed))
-    return nullptr;
-  ThreadState *t = tlsState;
-  if (!t || t->busy.load(std::memory_order_relaxed))
-    return nullptr;
-  return t;
-}
-
-template <typename Fn> Fn next(const char *name) {
-  return reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name));
-}
-
-} // namespace
 } // namespace perfrt
-
-using namespace perfrt;
-
-// Blocking, interposed (libperfrt.so precedes libc in symbol lookup);
-// outside a virtual speedup they only forward. Coz also makes a thread pay
-// before it wakes another (pthread_cond_signal); not here: programs signal
-// while holding the lock, and paying there stalls every thread waiting for
-// that lock in real time, which the effective time cannot subtract
-// (measured: a consumer-bound pipeline lost 6% of real throughput, and the
-// prediction half its gain).
-
-PERFRT_API int pthread_cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex) {
-  static auto real =
-      next<int (*)(pthread_cond_t *, pthread_mutex_t *)>("pthread_cond_wait");
-  ThreadState *t = speedupThread();
-  if (t)
-    speedupCatchUp(t);
-  int rc = real(cond, mutex);
-  if (t)
-    speedupSkip(t);
-  return rc;
-}
-
-PERFRT_API int pthread_cond_timedwait(pthread_cond_t *cond,
-                                      pthread_mutex_t *mutex,
-                                      const struct timespec *until) {
-  static auto real =
-      next<int (*)(pthread_cond_t *, pthread_mutex_t *, const timespec *)>(
-          "pthread_cond_timedwait");
-  ThreadState *t = speedupThread();
-  if (t)
-    speedupCatchUp(t);
-  int rc = real(cond, mutex, until);
-  if (t)
-    speedupSkip(t);
-  return rc;
-}
 
 PERFRT_NOINSTR_END

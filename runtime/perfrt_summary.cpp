@@ -114,6 +114,9 @@ void writeWindowDelayProgress(JsonOut &out) {
         sum.delayed += d->delayed;
         sum.deliveredTicks += d->deliveredTicks;
         sum.sumAbsErrorTicks += d->sumAbsErrorTicks;
+        sum.paidHolding += d->paidHolding;
+        sum.workTicks += d->workTicks;
+        sum.heldWorkTicks += d->heldWorkTicks;
         if (d->worstErrorTicks > sum.worstErrorTicks)
           sum.worstErrorTicks = d->worstErrorTicks;
       }
@@ -133,6 +136,10 @@ void writeWindowDelayProgress(JsonOut &out) {
                  : 0.0);
     out.key(key::WorstErrorNs)
         .u64(gDelay.delayNs ? durationToNs(sum.worstErrorTicks) : 0);
+    out.key(key::HeldShare)
+        .dbl(sum.workTicks ? double(sum.heldWorkTicks) / double(sum.workTicks)
+                           : 0.0);
+    out.key(key::PaidHolding).u64(sum.paidHolding);
     out.ch('}');
   }
   out.ch(']');

@@ -15,6 +15,7 @@
 #define PERFRT_THREAD_H
 
 #include "perfrt_delay.h"
+#include "perfrt_locks.h"
 #include "perfrt_stats.h"
 
 #include <atomic>
@@ -75,6 +76,12 @@ struct ThreadState {
   uint64_t localDelayTicks; // delay this thread has paid or been credited
   uint64_t selectedStart;   // entry of the outermost selected call
   uint32_t selectedDepth;   // selected calls open on this thread
+  uint64_t selectedBlockedAtStart; // locks.blockedTicks at selectedStart
+  // Mutexes and speed bumps' placement (perfrt_locks.h).
+  LockState locks;
+  uint64_t delaySpunTicks; // every speed bump this thread paid
+  uint32_t delayDepth;     // delayed calls open (delayStack)
+  DelayFrame delayStack[MaxDelayFrames];
   ThreadState *next;        // all states, newest first
 };
 

@@ -175,6 +175,10 @@ constexpr char RequestedNs[] = "requested_ns";
 constexpr char DeliveredNs[] = "delivered_ns";
 constexpr char MeanErrorNs[] = "mean_error_ns";
 constexpr char WorstErrorNs[] = "worst_error_ns";
+// The share of the function's own work done holding a mutex (so of each
+// delay paid holding one), and the delayed calls that paid holding one.
+constexpr char HeldShare[] = "held_share";
+constexpr char PaidHolding[] = "paid_holding";
 // speedup: a virtual speedup (present only in that mode).
 constexpr char Speedup[] = "speedup";
 constexpr char Percent[] = "percent";

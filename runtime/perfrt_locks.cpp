@@ -1,0 +1,183 @@
+//===- perfrt_locks.cpp - mutexes and condition variables, interposed -----===//
+#include "perfrt_noinstr.h"
+PERFRT_NOINSTR_BEGIN
+
+#include "perfrt_locks.h"
+
+#include "perfrt_clock.h"
+#include "perfrt_delay.h"
+#include "perfrt_record.h"
+#include "perfrt_speedup.h"
+
+#include <cerrno>
+#include <dlfcn.h>
+#include <pthread.h>
+
+namespace perfrt {
+
+namespace {
+
+bool gArmed = false;
+
+using LockFn = int (*)(pthread_mutex_t *);
+using WaitFn = int (*)(pthread_cond_t *, pthread_mutex_t *);
+using TimedWaitFn = int (*)(pthread_cond_t *, pthread_mutex_t *,
+                            const struct timespec *);
+
+/// libc's own functions, found once. libperfrt.so precedes libc in symbol
+/// lookup, so these calls resolve here first; RTLD_NEXT finds libc's.
+/// (glibc's dlsym takes no public pthread mutex, so resolving cannot
+/// recurse into the interposers.)
+template <typename Fn> Fn next(const char *name) {
+  return reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name));
+}
+LockFn realLock() {
+  static LockFn f = next<LockFn>("pthread_mutex_lock");
+  return f;
+}
+LockFn realTryLock() {
+  static LockFn f = next<LockFn>("pthread_mutex_trylock");
+  return f;
+}
+LockFn realUnlock() {
+  static LockFn f = next<LockFn>("pthread_mutex_unlock");
+  return f;
+}
+
+/// The calling thread's state with its guard held, when an experiment is
+/// armed and the thread may record; else null (then only forward).
+ThreadState *tracked() {
+  if (__builtin_expect(!gArmed, 1))
+    return nullptr;
+  return acquire();
+}
+
+void acquired(ThreadState *t, uint64_t now) {
+  if (t->locks.held++ == 0)
+    t->locks.heldSince = now;
+  // A speed bump owed by a call still running is paid here, holding the
+  // mutex, as the slower work it stands for would be.
+  if (t->locks.pendingTicks)
+    delayPayPending(t);
+}
+
+void released(ThreadState *t, uint64_t now) {
+  if (!t->locks.held)
+    return; // locked before tracking began, or by an untracked path
+  if (--t->locks.held == 0)
+    t->locks.heldTicks += now > t->locks.heldSince ? now - t->locks.heldSince : 0;
+}
+
+/// A condition wait: the mutex is given up for the wait and held again
+/// after; the wait is time blocked on another thread. In a virtual speedup
+/// the thread pays what it owes before it blocks and skips what accrued
+/// while it waited (Coz's rule: it was waiting anyway).
+template <typename Wait> int condWait(Wait wait) {
+  ThreadState *t = tracked();
+  if (!t)
+    return wait();
+  if (gSpeedup.on)
+    speedupCatchUp(t);
+  uint64_t before = nowTicks();
+  released(t, before);
+  release(t);
+  int rc = wait();
+  ThreadState *again = acquire();
+  if (!again)
+    return rc;
+  uint64_t after = nowTicks();
+  again->locks.blockedTicks += after - before;
+  if (gSpeedup.on)
+    speedupSkip(again);
+  acquired(again, after);
+  release(again);
+  return rc;
+}
+
+} // namespace
+
+void locksInit(bool armed) {
+  // Resolve now, at start-up, rather than inside a program's first lock.
+  realLock();
+  realTryLock();
+  realUnlock();
+  gArmed = armed;
+}
+
+bool locksArmed() { return gArmed; }
+
+uint64_t lockHeldTicks(const ThreadState *t, uint64_t now) {
+  uint64_t current =
+      t->locks.held && now > t->locks.heldSince ? now - t->locks.heldSince : 0;
+  return t->locks.heldTicks + current;
+}
+
+} // namespace perfrt
+
+using namespace perfrt;
+
+PERFRT_API int pthread_mutex_lock(pthread_mutex_t *m) {
+  ThreadState *t = tracked();
+  if (!t)
+    return realLock()(m);
+  // Uncontended: no wait. Contended: the wait is time blocked on the
+  // thread that holds it; in a virtual speedup, pay before, skip after.
+  int rc = realTryLock()(m);
+  uint64_t now;
+  if (rc == EBUSY) {
+    if (gSpeedup.on)
+      speedupCatchUp(t);
+    uint64_t before = nowTicks();
+    release(t); // no guard while blocked: signals may record meanwhile
+    rc = realLock()(m);
+    t = acquire();
+    if (!t)
+      return rc;
+    now = nowTicks();
+    t->locks.blockedTicks += now - before;
+    if (gSpeedup.on)
+      speedupSkip(t);
+  } else {
+    now = nowTicks();
+  }
+  if (rc == 0)
+    acquired(t, now);
+  release(t);
+  return rc;
+}
+
+PERFRT_API int pthread_mutex_trylock(pthread_mutex_t *m) {
+  ThreadState *t = tracked();
+  if (!t)
+    return realTryLock()(m);
+  int rc = realTryLock()(m);
+  if (rc == 0)
+    acquired(t, nowTicks());
+  release(t);
+  return rc;
+}
+
+PERFRT_API int pthread_mutex_unlock(pthread_mutex_t *m) {
+  ThreadState *t = tracked();
+  int rc = realUnlock()(m);
+  if (!t)
+    return rc;
+  if (rc == 0)
+    released(t, nowTicks());
+  release(t);
+  return rc;
+}
+
+PERFRT_API int pthread_cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex) {
+  static auto real = next<WaitFn>("pthread_cond_wait");
+  return condWait([&] { return real(cond, mutex); });
+}
+
+PERFRT_API int pthread_cond_timedwait(pthread_cond_t *cond,
+                                      pthread_mutex_t *mutex,
+                                      const struct timespec *until) {
+  static auto real = next<TimedWaitFn>("pthread_cond_timedwait");
+  return condWait([&] { return real(cond, mutex, until); });
+}
+
+PERFRT_NOINSTR_END
