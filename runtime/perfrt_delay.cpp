@@ -90,7 +90,8 @@ uint64_t pay(ThreadState *t, uint32_t fn, uint64_t ticks) {
   if (t->locks.held)
     t->locks.delayHeldTicks += delivered;
   if (gRt.trace)
-    appendSpan(t, SpanRecord{begin, begin + delivered, ticks, fn, SpanDelay});
+    appendSpan(t, SpanRecord{begin, begin + delivered, ticks, fn,
+                             SpanDelay | (t->locks.held ? SpanHolding : 0u)});
   return delivered;
 }
 
@@ -203,8 +204,13 @@ void delayExit(ThreadState *t, uint32_t fn, uint64_t now) {
   if (DelayStats *d = t->delays.get(fn, t->arena)) {
     if (d->measuredCalls++ == 0)
       return;
+    if (d->weight) {
+      uint64_t cap = 4 * d->workTicks * 1024 / d->weight;
+      work = work < cap ? work : cap;
+    }
     d->workTicks += work - d->workTicks / 16;
     d->heldWorkTicks += (held < work ? held : work) - d->heldWorkTicks / 16;
+    d->weight += 1024 - d->weight / 16;
   }
 }
 

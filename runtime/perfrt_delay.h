@@ -45,8 +45,12 @@ struct DelayStats {
   // calls with the older ones decaying (1/16 a call), after a thread's first
   // call, which carries one-time costs (lazy binding, cold caches: measured
   // 65 times a later call's work in a 2 us critical section).
+  // A call's work is capped at 4 times the recent mean, so a call that was
+  // descheduled for milliseconds (time the ratio would count as work done
+  // without the mutex) moves the share by at most a few points.
   uint64_t workTicks;
   uint64_t heldWorkTicks;
+  uint64_t weight; // the decayed count of calls, in 1/1024ths
   uint64_t measuredCalls;
 };
 

@@ -42,6 +42,7 @@ enum SpanFlags : uint32_t {
   SpanUnfinished = 4, // still open when the trace was written
   SpanDelay = 8,      // a speed bump (exclusive = the requested ticks)
   SpanCounter = 16,   // a progress point hit (fn = point, exclusive = count)
+  SpanHolding = 32,   // a speed bump paid holding a mutex (perfrt_locks.h)
 };
 
 constexpr uint32_t MaxDepth = 512;

@@ -144,6 +144,8 @@ void writeDelay(const SpanRecord &r, uint32_t tid) {
   out.key(key::Dur).micros(end > start ? end - start : 0);
   out.key(key::Args).ch('{').key(key::ArgFunction, true).str(f.name);
   out.key(key::ArgRequestedNs).u64(durationToNs(r.exclusive));
+  if (r.flags & SpanHolding)
+    out.key(key::ArgHolding).raw("true");
   out.raw("}}");
 }
 

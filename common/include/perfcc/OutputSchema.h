@@ -47,6 +47,7 @@ constexpr char ArgFile[] = "file";
 constexpr char ArgLine[] = "line";
 constexpr char ArgFunction[] = "function"; // the delayed function
 constexpr char ArgRequestedNs[] = "requested_ns";
+constexpr char ArgHolding[] = "holding"; // a delay paid holding a mutex
 constexpr char ArgUnwind[] = "unwind";         // left by an exception
 constexpr char ArgAbandoned[] = "abandoned";   // skipped (longjmp)
 constexpr char ArgUnfinished[] = "unfinished"; // open at the end
