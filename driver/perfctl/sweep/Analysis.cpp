@@ -109,18 +109,37 @@ void classify(GroupAnalysis &g, const AnalysisSettings &settings) {
   else
     g.evidence.push_back("hinge: not tried (needs three delay levels)");
 
-  // A threshold: the hinge beats the line, something rises past the knee,
-  // and at least one nonzero delay sits on the flat stretch (a knee below
-  // the smallest delay is a line with a little slack, not a threshold).
-  if (h.ok && h.pValue < alpha && h.fit.slope > 0 && h.slopeCI.lo > 0 &&
-      h.fit.knee >= 0.999 * firstDelay) {
+  // A threshold: the hinge beats the line (at the level corrected for the
+  // number of groups tested), something rises past the knee, at least one
+  // nonzero delay sits on the flat stretch (a knee below the smallest delay
+  // is a line with a little slack, not a threshold) and at least two past
+  // it (one point past a knee is a rise that noise can make).
+  double hingeAlpha = g.hingeAlpha >= 0 ? g.hingeAlpha : alpha;
+  int pastKnee = 0;
+  for (const LevelStats &level : g.levels)
+    pastKnee += h.ok && level.delayPerUnitNs > h.fit.knee;
+  bool shaped = h.ok && h.fit.slope > 0 && h.slopeCI.lo > 0 &&
+                h.fit.knee >= 0.999 * firstDelay;
+  if (shaped && h.pValue < alpha && h.pValue >= hingeAlpha)
+    g.evidence.push_back(fmt::format(
+        "hinge: {} is below {:.2f} but not below {:.4f}, the level Holm's "
+        "correction sets for this test among the {} groups' (with several "
+        "groups, one would pass by chance too often)",
+        pText(h.pValue, settings.resamples), alpha, hingeAlpha, g.hingeTests));
+  if (shaped && h.pValue < hingeAlpha && pastKnee < 2)
+    g.evidence.push_back(fmt::format(
+        "hinge: only {} delay past the knee: a threshold needs two to show "
+        "the rise; add a larger delay",
+        pastKnee));
+  if (shaped && h.pValue < hingeAlpha && pastKnee >= 2) {
     g.shape = Shape::Threshold;
     g.passThrough = {h.fit.slope, h.slopeCI};
     g.slackNsPerCall = g.callsPerUnit > 0 ? h.fit.knee / g.callsPerUnit : NaN;
     g.evidence.push_back(fmt::format(
-        "threshold: the hinge fits significantly better ({}, below {:.2f}); "
+        "threshold: the hinge fits significantly better ({}, below {:.4g}); "
         "slack {} per unit of work, {} per call",
-        pText(h.pValue, settings.resamples), alpha, formatDuration(h.fit.knee),
+        pText(h.pValue, settings.resamples), hingeAlpha,
+        formatDuration(h.fit.knee),
         formatDuration(g.slackNsPerCall)));
     return;
   }
@@ -157,6 +176,26 @@ void classify(GroupAnalysis &g, const AnalysisSettings &settings) {
       "inconclusive: the slope's CI includes 0 but also pass-through up to "
       "{:.2f}; use larger delays or more repeats",
       hi));
+}
+
+std::vector<double> holmLevels(const std::vector<double> &pValues,
+                               double alpha) {
+  std::vector<std::size_t> order(pValues.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a,
+                                                   std::size_t b) {
+    return pValues[a] < pValues[b];
+  });
+  std::vector<double> levels(pValues.size(), 0.0);
+  std::size_t m = pValues.size();
+  for (std::size_t rank = 0; rank < m; ++rank) {
+    std::size_t i = order[rank];
+    levels[i] = alpha / double(m - rank);
+    if (!(pValues[i] < levels[i]))
+      break; // step-down: every larger p-value fails too (level 0)
+  }
+  return levels;
 }
 
 void extrapolate(GroupAnalysis &g, const AnalysisSettings &settings,
@@ -333,9 +372,24 @@ SweepAnalysis analyzeSweep(const std::vector<std::string> &groupNames,
         std::adjacent_find(levelX.begin(), levelX.end()) == levelX.end();
     if (ascending)
       g.hinge = testHinge(x, y, level, levelX, conf, B, rng);
-    classify(g, settings);
     a.groups.push_back(std::move(g));
   }
+  // Every group's hinge is a test: with several, correct for their number
+  // (Holm), so that noise alone rarely makes any of them a threshold.
+  std::vector<double> pValues;
+  std::vector<GroupAnalysis *> tested;
+  for (GroupAnalysis &g : a.groups)
+    if (g.hinge.ok) {
+      pValues.push_back(g.hinge.pValue);
+      tested.push_back(&g);
+    }
+  std::vector<double> levels = holmLevels(pValues, 1 - conf);
+  for (std::size_t i = 0; i < tested.size(); ++i) {
+    tested[i]->hingeAlpha = levels[i];
+    tested[i]->hingeTests = unsigned(tested.size());
+  }
+  for (GroupAnalysis &g : a.groups)
+    classify(g, settings);
   for (GroupAnalysis &g : a.groups) {
     for (const GroupAnalysis &other : a.groups)
       if (&other != &g && other.shape == Shape::Threshold &&

@@ -80,6 +80,12 @@ struct GroupAnalysis {
   std::vector<LevelStats> levels;
   LinearFit line;
   HingeTest hinge;
+  /// The level the hinge's p-value must stay under: 1 - confidence for one
+  /// group; with several, Holm's step-down level for this group's rank among
+  /// the groups' tests (0 once a smaller p-value failed), so that the chance
+  /// of any false threshold in the sweep stays at 1 - confidence.
+  double hingeAlpha = -1; ///< < 0: not set (one group: 1 - confidence)
+  unsigned hingeTests = 1; ///< how many groups' hinges were tested
   Shape shape = Shape::Inconclusive;
   std::vector<std::string> evidence; ///< sentences with the numbers
   Estimate passThrough;      ///< the headline (past the knee for threshold)
@@ -117,6 +123,13 @@ SweepAnalysis analyzeSweep(const std::vector<std::string> &groupNames,
 /// evidence, passThrough and slackNsPerCall of \p group, whose levels, line,
 /// hinge, noisePercent and callsPerUnit are set.
 void classify(GroupAnalysis &group, const AnalysisSettings &settings);
+
+/// Holm's step-down levels for \p pValues at family-wise level \p alpha:
+/// the i-th result is the level p-value i had to stay under (alpha / (m -
+/// rank) for the rank-th smallest), or 0 when a smaller p-value already
+/// failed its own. Ties keep their input order.
+std::vector<double> holmLevels(const std::vector<double> &pValues,
+                               double alpha);
 
 /// The speedup estimates of one classified group (exposed for tests).
 void extrapolate(GroupAnalysis &group, const AnalysisSettings &settings,

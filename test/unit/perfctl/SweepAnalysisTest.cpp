@@ -296,3 +296,64 @@ TEST(Shapes, HaveTheirReportNames) {
   EXPECT_STREQ(shapeName(Shape::Threshold), "threshold");
   EXPECT_STREQ(shapeName(Shape::Inconclusive), "inconclusive");
 }
+
+TEST(Multiplicity, HolmLevelsStepDown) {
+  // Sorted: 0.01 passes 0.05/4; 0.03 fails 0.05/3, so 0.04 and 0.5 cannot
+  // pass whatever their own level.
+  std::vector<double> levels = holmLevels({0.01, 0.04, 0.03, 0.5}, 0.05);
+  ASSERT_EQ(levels.size(), 4u);
+  EXPECT_DOUBLE_EQ(levels[0], 0.05 / 4);
+  EXPECT_DOUBLE_EQ(levels[2], 0.05 / 3);
+  EXPECT_EQ(levels[1], 0);
+  EXPECT_EQ(levels[3], 0);
+  // All significant: each at its step.
+  levels = holmLevels({0.001, 0.002, 0.003}, 0.05);
+  EXPECT_DOUBLE_EQ(levels[0], 0.05 / 3);
+  EXPECT_DOUBLE_EQ(levels[1], 0.05 / 2);
+  EXPECT_DOUBLE_EQ(levels[2], 0.05);
+  // One test: the plain level.
+  EXPECT_DOUBLE_EQ(holmLevels({0.04}, 0.05)[0], 0.05);
+  EXPECT_TRUE(holmLevels({}, 0.05).empty());
+}
+
+TEST(Multiplicity, SeveralLinearGroupsRarelyProduceAFalseThreshold) {
+  // Four groups on the critical path, noisy: without a correction each
+  // hinge test may fire by chance, and the chance that one of four does is
+  // nearly four times that. With Holm's, false thresholds in a sweep stay
+  // near the nominal 5%.
+  int sweepsWithFalseThreshold = 0, sweeps = 30;
+  for (int s = 0; s < sweeps; ++s) {
+    std::vector<RunPoint> points;
+    for (int g = 0; g < 4; ++g)
+      addGroup(points, g, kFine, 3, [](double x) { return 100000 + x; }, 0.05,
+               1000 * s + g);
+    addUnarmed(points, 3, 100000, 0.05, 7 + s);
+    AnalysisSettings settings;
+    settings.resamples = 400;
+    settings.seed = s + 1;
+    SweepAnalysis a = analyzeSweep({"a", "b", "c", "d"},
+                                   {"a.t", "b.t", "c.t", "d.t"}, kFine, points,
+                                   settings);
+    bool any = false;
+    for (const GroupAnalysis &g : a.groups) {
+      any |= g.shape == Shape::Threshold;
+      EXPECT_EQ(g.hingeTests, 4u);
+    }
+    sweepsWithFalseThreshold += any;
+  }
+  EXPECT_LE(sweepsWithFalseThreshold, 3) << "of " << sweeps;
+}
+
+TEST(Classify, AThresholdNeedsTwoDelaysPastItsKnee) {
+  // The knee sits between the last two delays: one point rises, which noise
+  // can do; the verdict must not be a confident threshold.
+  std::vector<std::uint64_t> delays = {0, 5000, 10000, 20000, 40000};
+  SweepAnalysis a = analyzeOne(
+      [](double x) { return 100000 + std::max(0.0, x - 30000); }, 0, 1, delays);
+  const GroupAnalysis &g = a.groups[0];
+  EXPECT_NE(g.shape, Shape::Threshold);
+  bool said = false;
+  for (const std::string &e : g.evidence)
+    said |= e.find("delay past the knee") != std::string::npos;
+  EXPECT_TRUE(said);
+}
