@@ -187,6 +187,10 @@ SpeedupAnalysis analyzeSpeedups(const std::vector<std::string> &names,
     } else if (std::isfinite(g.headline.value)) {
       g.verdict = fmt::format("{} if {}% faster", interval(g.headline),
                               g.headlinePercent);
+      // A loss the interval is sure of is said in words, not left to a
+      // minus sign.
+      if (g.headline.ci.hi < 0)
+        g.verdict += ": a loss, speeding it up would slow the program down";
     } else {
       g.verdict = "no estimate (no runs at a requested speedup)";
     }

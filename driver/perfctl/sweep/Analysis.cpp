@@ -60,6 +60,8 @@ const char *shapeName(Shape shape) {
     return "sub-linear";
   case Shape::Threshold:
     return "threshold";
+  case Shape::Negative:
+    return "negative";
   case Shape::Inconclusive:
     return "inconclusive";
   }
@@ -152,6 +154,20 @@ void classify(GroupAnalysis &g, const AnalysisSettings &settings) {
         hi - lo, settings.maxWidth, g.noisePercent, 100 * xMax / y0));
     return;
   }
+  // Below zero, narrow enough to trust (a wide interval that misses 0 is
+  // what noise gives one time in twenty) and material: a pass-through of at
+  // least the none ceiling below 0 (a flat curve's interval misses 0 by a
+  // little now and then; that is "none", not a loss).
+  if (hi < 0 && line.slope <= -settings.noneCeiling) {
+    g.shape = Shape::Negative;
+    g.evidence.push_back(fmt::format(
+        "negative: the slope's CI lies below 0 (up to {:.2f}): slowing this "
+        "function makes the program faster (it competes with the critical "
+        "path, for a lock or a core), so speeding it up would slow the "
+        "program down",
+        hi));
+    return;
+  }
   if (lo > 0) {
     g.shape = hi >= settings.linearFloor ? Shape::Linear : Shape::SubLinear;
     g.evidence.push_back(
@@ -237,7 +253,8 @@ void extrapolate(GroupAnalysis &g, const AnalysisSettings &settings,
       e.note = "no estimate: the curve is inconclusive";
       break;
     case Shape::Linear:
-    case Shape::SubLinear: {
+    case Shape::SubLinear:
+    case Shape::Negative: {
       if (!(g.callsPerUnit > 0)) {
         e.valid = false;
         e.note = "no estimate: the runtime reported no delayed calls";
@@ -270,6 +287,8 @@ void extrapolate(GroupAnalysis &g, const AnalysisSettings &settings,
             "it {} is the bottleneck",
             formatDuration(g.slackElsewhereNs), g.slackElsewhereGroup,
             g.slackElsewhereGroup));
+      if (g.shape == Shape::Negative)
+        notes.push_back("a loss: speeding it up slows the program down");
       for (const std::string &note : notes)
         e.note += (e.note.empty() ? "" : "; ") + note;
       break;
@@ -420,13 +439,30 @@ SweepAnalysis analyzeSweep(const std::vector<std::string> &groupNames,
                       "call (threshold), pass-through {} past it",
                       formatDuration(g.slackNsPerCall), ratio(g.passThrough));
       break;
+    case Shape::Negative: {
+      double loss = g.extrapolations.empty()
+                        ? NaN
+                        : g.extrapolations.back().gainPercent.value;
+      g.verdict = fmt::format(
+          "speeding it up would slow the program down (negative), "
+          "pass-through {}{}",
+          ratio(g.passThrough),
+          std::isnan(loss) ? ""
+                           : fmt::format("; {:+.1f}% throughput at {} faster "
+                                         "per call",
+                                         loss, formatDuration(
+                                                   g.extrapolations.back()
+                                                       .usedNs)));
+      break;
+    }
     case Shape::Inconclusive:
       g.verdict = "inconclusive, pass-through " + ratio(g.passThrough);
       break;
     }
   }
   // Most critical first: on the path (by pass-through), then thresholds
-  // (least slack first), then off it, then inconclusive.
+  // (least slack first), then off it, then the ones that would hurt, then
+  // inconclusive.
   auto rank = [](const GroupAnalysis &g) {
     switch (g.shape) {
     case Shape::Linear:
@@ -437,10 +473,12 @@ SweepAnalysis analyzeSweep(const std::vector<std::string> &groupNames,
                                                             : g.slackNsPerCall);
     case Shape::None:
       return std::make_pair(2, -g.passThrough.value);
+    case Shape::Negative:
+      return std::make_pair(3, g.passThrough.value);
     case Shape::Inconclusive:
       break;
     }
-    return std::make_pair(3, -g.passThrough.value);
+    return std::make_pair(4, -g.passThrough.value);
   };
   rankGroups(a.groups, rank, a.ranking, a.answer);
   return a;

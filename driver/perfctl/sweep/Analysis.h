@@ -47,7 +47,9 @@ struct AnalysisSettings {
   double maxWidth = 1.0;    ///< wider CIs than this are inconclusive
 };
 
-enum class Shape { None, Linear, SubLinear, Threshold, Inconclusive };
+/// Negative: slowing the function makes the program faster (the slope's
+/// interval lies below 0), so speeding it up would slow the program down.
+enum class Shape { None, Linear, SubLinear, Threshold, Negative, Inconclusive };
 const char *shapeName(Shape shape);
 
 /// A point estimate and its interval.

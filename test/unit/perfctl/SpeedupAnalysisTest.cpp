@@ -176,3 +176,24 @@ TEST(SpeedupAnalysis, ControlsAndNoise) {
   EXPECT_EQ(a.groups[0].evidence[1].rfind("slope at small P: +0.", 0), 0u)
       << a.groups[0].evidence[1];
 }
+
+TEST(SpeedupAnalysis, ALossIsSaidInWords) {
+  // Speeding the group up makes the program slower (share < 0: the effective
+  // time grows with P), as when a faster thread hammers a contended lock.
+  std::vector<SpeedupPoint> points;
+  addGroup(points, 0, -0.3, 5, 0.005, 3);
+  addUnarmed(points, 5, 100000);
+  SpeedupAnalysis a = analyze(points, {"hammer"});
+  const SpeedupGroup &g = a.groups[0];
+  EXPECT_LT(g.headline.value, 0);
+  EXPECT_LT(g.headline.ci.hi, 0);
+  EXPECT_NE(g.verdict.find("a loss, speeding it up would slow the program down"),
+            std::string::npos)
+      << g.verdict;
+  // A gain reads as before, with no such words.
+  std::vector<SpeedupPoint> gain;
+  addGroup(gain, 0, 0.3, 5, 0.005, 4);
+  addUnarmed(gain, 5, 100000);
+  EXPECT_EQ(analyze(gain, {"g"}).groups[0].verdict.find("loss"),
+            std::string::npos);
+}

@@ -357,3 +357,36 @@ TEST(Classify, AThresholdNeedsTwoDelaysPastItsKnee) {
     said |= e.find("delay past the knee") != std::string::npos;
   EXPECT_TRUE(said);
 }
+
+TEST(Classify, SlowingItDownSpeedsUpTheProgramIsNegativeWithALoss) {
+  // Each ns of delay saves half a ns per unit of work (it relieves
+  // contention): speeding the function up must predict a loss, in words.
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    SweepAnalysis a =
+        analyzeOne([](double x) { return 200000 - 0.5 * x; }, 0.01, seed);
+    const GroupAnalysis &g = a.groups[0];
+    ASSERT_EQ(g.shape, Shape::Negative) << "seed " << seed;
+    EXPECT_TRUE(g.passThrough.ci.contains(-0.5));
+    ASSERT_FALSE(g.extrapolations.empty());
+    for (const Extrapolation &e : g.extrapolations) {
+      EXPECT_TRUE(e.valid);
+      EXPECT_LT(e.gainPercent.value, 0) << "a loss, not a gain";
+      EXPECT_LT(e.gainPercent.ci.hi, 0);
+    }
+    EXPECT_NE(g.verdict.find("would slow the program down"), std::string::npos)
+        << g.verdict;
+    EXPECT_STREQ(shapeName(g.shape), "negative");
+  }
+}
+
+TEST(Classify, FlatNoisyDataIsNeverCalledNegative) {
+  // The sign of a loss must be earned: a function off the critical path,
+  // measured with noise, is not "would slow the program down".
+  int negative = 0;
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    SweepAnalysis a =
+        analyzeOne([](double) { return 100000.0; }, 0.03, 500 + seed);
+    negative += a.groups[0].shape == Shape::Negative;
+  }
+  EXPECT_EQ(negative, 0);
+}
