@@ -31,17 +31,24 @@ using TimedWaitFn = int (*)(pthread_cond_t *, pthread_mutex_t *,
 template <typename Fn> Fn next(const char *name) {
   return reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name));
 }
+/// Plain pointers filled on first use, not function-local statics: a
+/// static's guard could itself take a mutex and re-enter here. Two threads
+/// racing to fill one store the same value.
+LockFn gLock, gTryLock, gUnlock;
 LockFn realLock() {
-  static LockFn f = next<LockFn>("pthread_mutex_lock");
-  return f;
+  if (__builtin_expect(!gLock, 0))
+    gLock = next<LockFn>("pthread_mutex_lock");
+  return gLock;
 }
 LockFn realTryLock() {
-  static LockFn f = next<LockFn>("pthread_mutex_trylock");
-  return f;
+  if (__builtin_expect(!gTryLock, 0))
+    gTryLock = next<LockFn>("pthread_mutex_trylock");
+  return gTryLock;
 }
 LockFn realUnlock() {
-  static LockFn f = next<LockFn>("pthread_mutex_unlock");
-  return f;
+  if (__builtin_expect(!gUnlock, 0))
+    gUnlock = next<LockFn>("pthread_mutex_unlock");
+  return gUnlock;
 }
 
 /// The calling thread's state with its guard held, when an experiment is
@@ -168,16 +175,23 @@ PERFRT_API int pthread_mutex_unlock(pthread_mutex_t *m) {
   return rc;
 }
 
+namespace {
+WaitFn gWait;
+TimedWaitFn gTimedWait;
+} // namespace
+
 PERFRT_API int pthread_cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex) {
-  static auto real = next<WaitFn>("pthread_cond_wait");
-  return condWait([&] { return real(cond, mutex); });
+  if (__builtin_expect(!gWait, 0))
+    gWait = next<WaitFn>("pthread_cond_wait");
+  return condWait([&] { return gWait(cond, mutex); });
 }
 
 PERFRT_API int pthread_cond_timedwait(pthread_cond_t *cond,
                                       pthread_mutex_t *mutex,
                                       const struct timespec *until) {
-  static auto real = next<TimedWaitFn>("pthread_cond_timedwait");
-  return condWait([&] { return real(cond, mutex, until); });
+  if (__builtin_expect(!gTimedWait, 0))
+    gTimedWait = next<TimedWaitFn>("pthread_cond_timedwait");
+  return condWait([&] { return gTimedWait(cond, mutex, until); });
 }
 
 PERFRT_NOINSTR_END
