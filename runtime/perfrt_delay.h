@@ -38,7 +38,7 @@ struct DelayStats {
   uint64_t deliveredTicks;   // total spin time
   uint64_t worstErrorTicks;  // largest |delivered - requested|
   uint64_t sumAbsErrorTicks; // for the mean error
-  uint64_t paidHolding;      // calls whose delay was paid (partly) holding a mutex
+  uint64_t paidHolding; // calls whose delay was paid (partly) holding a mutex
   // The function's own work (its time less delays and time blocked on other
   // threads), and the part of it done holding a mutex: their ratio is the
   // share of each delay paid holding one (perfrt_locks.h). Sums over the
@@ -58,11 +58,11 @@ struct DelayStats {
 /// work and where its delay went.
 struct DelayFrame {
   uint32_t fn;
-  uint32_t depth;        // its shadow-stack depth
-  uint64_t entry;        // ticks
-  uint64_t heldAtEntry;  // LockState::heldTicks (current stretch included)
+  uint32_t depth;       // its shadow-stack depth
+  uint64_t entry;       // ticks
+  uint64_t heldAtEntry; // LockState::heldTicks (current stretch included)
   uint64_t blockedAtEntry;
-  uint64_t spunAtEntry;  // ThreadState::delaySpunTicks
+  uint64_t spunAtEntry; // ThreadState::delaySpunTicks
   uint64_t delayHeldAtEntry;
 };
 constexpr uint32_t MaxDelayFrames = 64;

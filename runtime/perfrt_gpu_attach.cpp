@@ -80,8 +80,8 @@ void gpuAttachInit() {
   }
   const char *other = std::getenv(InjectionVariable);
   if (other && *other && adapter != other) {
-    std::string why = std::string(InjectionVariable) + " is already '" +
-                      other + "' (another tool injects into CUDA)";
+    std::string why = std::string(InjectionVariable) + " is already '" + other +
+                      "' (another tool injects into CUDA)";
     if (required)
       refuse(why);
     return pending(why);
@@ -96,8 +96,8 @@ void gpuAttachInit() {
   if (cudaDriverLoaded()) {
     // CUDA came first (this library was loaded late): attach now.
     void *h = dlopen(adapter.c_str(), RTLD_NOW | RTLD_LOCAL);
-    auto attach = h ? reinterpret_cast<int (*)()>(dlsym(h, AttachSymbol))
-                    : nullptr;
+    auto attach =
+        h ? reinterpret_cast<int (*)()>(dlsym(h, AttachSymbol)) : nullptr;
     if (!attach) {
       std::string why = std::string("cannot load the CUPTI adapter: ") +
                         (h ? "no entry point" : dlerror());

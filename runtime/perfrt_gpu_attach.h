@@ -1,4 +1,4 @@
-//===- perfrt_gpu_attach.h - CUPTI only in processes that use CUDA ---------===//
+//===- perfrt_gpu_attach.h - CUPTI only in processes that use CUDA --------===//
 //
 // libperfrt.so links no CUDA library and starts on machines that have none.
 // The CUPTI adapter (libperfrt_cupti.so, next to libperfrt.so) is loaded by

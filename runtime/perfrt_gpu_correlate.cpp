@@ -58,19 +58,19 @@ GpuCorrelation::GpuCorrelation(GpuData data, uint64_t runStartNs,
       bucket(data_.graphNodes[i].tid)
           .points.push_back({data_.graphNodes[i].time, i, true});
   for (auto &[tid, t] : threads_) {
-    std::sort(t.points.begin(), t.points.end(), [&](const Point &a,
-                                                    const Point &b) {
-      if (a.time != b.time)
-        return a.time < b.time;
-      if (a.graph != b.graph)
-        return a.graph < b.graph;
-      // Same instant, same kind: order by what the records say.
-      if (!a.graph)
-        return data_.apis[a.index].correlation <
-               data_.apis[b.index].correlation;
-      return data_.graphNodes[a.index].node_id <
-             data_.graphNodes[b.index].node_id;
-    });
+    std::sort(t.points.begin(), t.points.end(),
+              [&](const Point &a, const Point &b) {
+                if (a.time != b.time)
+                  return a.time < b.time;
+                if (a.graph != b.graph)
+                  return a.graph < b.graph;
+                // Same instant, same kind: order by what the records say.
+                if (!a.graph)
+                  return data_.apis[a.index].correlation <
+                         data_.apis[b.index].correlation;
+                return data_.graphNodes[a.index].node_id <
+                       data_.graphNodes[b.index].node_id;
+              });
     t.nextFree.resize(t.points.size() + 1);
     for (uint32_t i = 0; i <= t.points.size(); ++i)
       t.nextFree[i] = i;
@@ -106,7 +106,8 @@ uint64_t GpuCorrelation::onSpan(uint32_t tid, uint64_t startNs, uint64_t endNs,
     if (!id)
       id = nextExternalId_++;
     const Point &p = t.points[i];
-    GpuHostPoint &charged = p.graph ? graphPoints_[p.index] : apiPoints_[p.index];
+    GpuHostPoint &charged =
+        p.graph ? graphPoints_[p.index] : apiPoints_[p.index];
     charged.fn = fn;
     charged.externalId = id;
     t.nextFree[i] = i + 1;
@@ -120,8 +121,8 @@ bool GpuCorrelation::isLaunch(const perfrt_gpu_api &a) const {
   if (startsWith(n, "cudaLaunchHostFunc") || startsWith(n, "cuLaunchHostFunc"))
     return false; // runs on the host: no GPU record
   static const char *const prefixes[] = {
-      "cudaLaunch",  "cudaGraphLaunch", "cudaMemcpy", "cudaMemset",
-      "cuLaunch",    "cuGraphLaunch",   "cuMemcpy",   "cuMemset"};
+      "cudaLaunch", "cudaGraphLaunch", "cudaMemcpy", "cudaMemset",
+      "cuLaunch",   "cuGraphLaunch",   "cuMemcpy",   "cuMemset"};
   for (const char *p : prefixes)
     if (startsWith(n, p))
       return true;
@@ -135,7 +136,7 @@ uint32_t GpuCorrelation::deviceOf(const perfrt_gpu_work &w) const {
       contextDevice_.begin(), contextDevice_.end(), w.context,
       [](const auto &e, uint32_t ctx) { return e.first < ctx; });
   return it != contextDevice_.end() && it->first == w.context ? it->second
-                                                               : ~0u;
+                                                              : ~0u;
 }
 
 const std::vector<uint32_t> &GpuCorrelation::launched(uint32_t api) const {

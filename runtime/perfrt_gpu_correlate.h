@@ -49,8 +49,8 @@ struct GpuWorkPlacement {
 
 /// What an API call or a graph-node creation was charged to.
 struct GpuHostPoint {
-  uint32_t fn = 0;          // innermost instrumented function, or 0
-  uint64_t externalId = 0;  // that call's External id (shared with it)
+  uint32_t fn = 0;         // innermost instrumented function, or 0
+  uint64_t externalId = 0; // that call's External id (shared with it)
 };
 
 class GpuCorrelation {
@@ -89,7 +89,7 @@ private:
     bool graph;
   };
   struct ThreadPoints {
-    std::vector<Point> points;     // by time
+    std::vector<Point> points;      // by time
     std::vector<uint32_t> nextFree; // skip list over charged points
   };
   uint32_t nextFree(ThreadPoints &t, uint32_t i);

@@ -189,7 +189,8 @@ void writeWork(JsonOut &out, uint32_t k) {
 
 void writeFlow(JsonOut &out, bool start, uint64_t id, uint64_t pid,
                uint64_t tid, uint64_t ts) {
-  out.ch('{').key(key::Phase, true)
+  out.ch('{')
+      .key(key::Phase, true)
       .str(start ? key::PhaseFlowStart : key::PhaseFlowEnd);
   out.key(key::Category).str(key::CategoryFlow);
   out.key(key::Name).str(key::FlowName);
@@ -327,9 +328,9 @@ void gpuWriteTraceEvents(JsonOut &out, void (*beginEvent)()) {
   }
   for (const auto &[device, names] : rows) {
     uint64_t pid = devicePid(device);
-    std::string process =
-        device == ~0u ? std::string(key::GpuProcessPrefix) + "(unknown)"
-                      : key::GpuProcessPrefix + std::to_string(device);
+    std::string process = device == ~0u
+                              ? std::string(key::GpuProcessPrefix) + "(unknown)"
+                              : key::GpuProcessPrefix + std::to_string(device);
     beginEvent();
     writeMeta(out, key::ProcessName, pid, 0, key::ArgName, &process, 0);
     beginEvent();
@@ -340,8 +341,8 @@ void gpuWriteTraceEvents(JsonOut &out, void (*beginEvent)()) {
       beginEvent();
       writeMeta(out, key::ThreadName, pid, tid, key::ArgName, &name, 0);
       beginEvent();
-      writeMeta(out, key::ThreadSortIndex, pid, tid, key::ArgSortIndex,
-                nullptr, tid);
+      writeMeta(out, key::ThreadSortIndex, pid, tid, key::ArgSortIndex, nullptr,
+                tid);
     }
   }
 }
@@ -405,8 +406,9 @@ void gpuWriteSummary(JsonOut &out) {
   std::vector<std::pair<uint64_t, const std::string *>> names;
   for (auto &[name, entry] : byName)
     names.emplace_back(byTotal(entry.second), &name);
-  std::stable_sort(names.begin(), names.end(),
-                   [](const auto &a, const auto &b) { return a.first > b.first; });
+  std::stable_sort(
+      names.begin(), names.end(),
+      [](const auto &a, const auto &b) { return a.first > b.first; });
   out.key(skey::Kernels).ch('[');
   for (size_t i = 0; i < names.size(); ++i) {
     auto &entry = byName[*names[i].second];
@@ -421,8 +423,9 @@ void gpuWriteSummary(JsonOut &out) {
   std::vector<std::pair<uint64_t, uint32_t>> launchers;
   for (auto &[fn, v] : byLauncher)
     launchers.emplace_back(byTotal(v), fn);
-  std::stable_sort(launchers.begin(), launchers.end(),
-                   [](const auto &a, const auto &b) { return a.first > b.first; });
+  std::stable_sort(
+      launchers.begin(), launchers.end(),
+      [](const auto &a, const auto &b) { return a.first > b.first; });
   out.key(skey::Launchers).ch('[');
   for (size_t i = 0; i < launchers.size(); ++i) {
     out.raw(i ? ",\n" : "\n").ch('{');

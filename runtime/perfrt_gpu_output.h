@@ -29,8 +29,7 @@ bool gpuHasOutput();
 
 /// A host span, in completion order per thread (see GpuCorrelation::onSpan):
 /// its External id, or 0.
-uint64_t gpuOnSpan(uint32_t tid, uint64_t startNs, uint64_t endNs,
-                   uint32_t fn);
+uint64_t gpuOnSpan(uint32_t tid, uint64_t startNs, uint64_t endNs, uint32_t fn);
 
 /// Writes the GPU events (after the last span). \p beginEvent opens each
 /// event in the trace's array.

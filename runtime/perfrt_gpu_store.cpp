@@ -57,8 +57,8 @@ void sinkRecords(const perfrt_gpu_api *apis, uint32_t apiCount,
     s->data.lateRecords += apiCount + workCount;
     return;
   }
-  uint64_t bytes = uint64_t(apiCount) * sizeof *apis +
-                   uint64_t(workCount) * sizeof *work;
+  uint64_t bytes =
+      uint64_t(apiCount) * sizeof *apis + uint64_t(workCount) * sizeof *work;
   if (s->capBytes && s->usedBytes + bytes > s->capBytes) {
     s->data.capDropped += apiCount + workCount;
     return;
@@ -97,10 +97,15 @@ void sinkAttached(uint32_t version, void (*flush)(void)) {
 
 void sinkUnavailable(const char *reason) { gpuReportUnavailable(reason); }
 
-perfrt_gpu_sink gSinkTable = {
-    PERFRT_GPU_SINK_VERSION, 1,          sinkNow,         sinkIntern,
-    sinkRecords,             sinkGraphNode, sinkDropped, sinkAttached,
-    sinkUnavailable};
+perfrt_gpu_sink gSinkTable = {PERFRT_GPU_SINK_VERSION,
+                              1,
+                              sinkNow,
+                              sinkIntern,
+                              sinkRecords,
+                              sinkGraphNode,
+                              sinkDropped,
+                              sinkAttached,
+                              sinkUnavailable};
 
 } // namespace
 

@@ -72,7 +72,8 @@ void released(ThreadState *t, uint64_t now) {
   if (!t->locks.held)
     return; // locked before tracking began, or by an untracked path
   if (--t->locks.held == 0)
-    t->locks.heldTicks += now > t->locks.heldSince ? now - t->locks.heldSince : 0;
+    t->locks.heldTicks +=
+        now > t->locks.heldSince ? now - t->locks.heldSince : 0;
 }
 
 /// A condition wait: the mutex is given up for the wait and held again

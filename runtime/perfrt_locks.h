@@ -29,11 +29,11 @@ struct ThreadState;
 
 /// Per thread, in ticks (fields of ThreadState::locks).
 struct LockState {
-  uint32_t held;        // mutexes held now (through the interposers)
+  uint32_t held; // mutexes held now (through the interposers)
   uint32_t pad;
-  uint64_t heldSince;   // when `held` last went from 0 to 1
-  uint64_t heldTicks;   // total time with at least one mutex held
-  uint64_t blockedTicks; // total time blocked on another thread
+  uint64_t heldSince;      // when `held` last went from 0 to 1
+  uint64_t heldTicks;      // total time with at least one mutex held
+  uint64_t blockedTicks;   // total time blocked on another thread
   uint64_t delayHeldTicks; // speed bumps paid holding a mutex (not work)
   // A speed bump's share owed at the next acquisition by the delayed call
   // at shadow-stack depth `pendingDepth` (paid at its exit if it takes none).

@@ -71,7 +71,8 @@ uint32_t apiName(bool driver, uint32_t cbid) {
     // Kineto, Holistic Trace Analysis and people use the API's name.
     std::snprintf(text, sizeof text, "%s", name);
     char *v = std::strrchr(text, '_');
-    if (v && v[1] == 'v' && v[2] && std::strspn(v + 2, "0123456789") == std::strlen(v + 2))
+    if (v && v[1] == 'v' && v[2] &&
+        std::strspn(v + 2, "0123456789") == std::strlen(v + 2))
       *v = '\0';
   }
   uint32_t id = gSink->intern(text);
@@ -233,7 +234,8 @@ void convert(const CUpti_Activity *r, std::vector<perfrt_gpu_api> &apis,
 
 void CUPTIAPI bufferRequested(uint8_t **buffer, size_t *size,
                               size_t *maxNumRecords) {
-  *buffer = static_cast<uint8_t *>(std::aligned_alloc(BufferAlign, BufferBytes));
+  *buffer =
+      static_cast<uint8_t *>(std::aligned_alloc(BufferAlign, BufferBytes));
   *size = *buffer ? BufferBytes : 0;
   *maxNumRecords = 0; // as many as fit
 }
@@ -245,9 +247,8 @@ void deliver(uint8_t *buffer, size_t validSize) {
   std::vector<perfrt_gpu_api> apis;
   std::vector<perfrt_gpu_work> work;
   CUpti_Activity *record = nullptr;
-  while (validSize &&
-         cuptiActivityGetNextRecord(buffer, validSize, &record) ==
-             CUPTI_SUCCESS)
+  while (validSize && cuptiActivityGetNextRecord(buffer, validSize, &record) ==
+                          CUPTI_SUCCESS)
     convert(record, apis, work);
   if (!apis.empty() || !work.empty())
     gSink->records(apis.data(), uint32_t(apis.size()), work.data(),
@@ -359,15 +360,18 @@ void attach() {
       CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED,
       CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED};
   for (CUpti_CallbackId cbid : resources)
-    if (!check(cuptiEnableCallback(1, gSubscriber, CUPTI_CB_DOMAIN_RESOURCE,
-                                   cbid),
-               "cuptiEnableCallback(RESOURCE)"))
+    if (!check(
+            cuptiEnableCallback(1, gSubscriber, CUPTI_CB_DOMAIN_RESOURCE, cbid),
+            "cuptiEnableCallback(RESOURCE)"))
       return;
   // CONCURRENT_KERNEL, never KERNEL: KERNEL serializes every kernel.
   static const CUpti_ActivityKind kinds[] = {
-      CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-      CUPTI_ACTIVITY_KIND_MEMSET,            CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
-      CUPTI_ACTIVITY_KIND_RUNTIME,           CUPTI_ACTIVITY_KIND_DRIVER};
+      CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+      CUPTI_ACTIVITY_KIND_MEMCPY,
+      CUPTI_ACTIVITY_KIND_MEMSET,
+      CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+      CUPTI_ACTIVITY_KIND_RUNTIME,
+      CUPTI_ACTIVITY_KIND_DRIVER};
   for (CUpti_ActivityKind kind : kinds)
     if (!check(cuptiActivityEnable(kind), "cuptiActivityEnable"))
       return;

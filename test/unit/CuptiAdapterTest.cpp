@@ -36,8 +36,15 @@ void records(const perfrt_gpu_api *a, uint32_t na, const perfrt_gpu_work *w,
 }
 uint64_t now() { return 0; }
 
-const perfrt_gpu_sink sink = {PERFRT_GPU_SINK_VERSION, 1, now, intern, records,
-                              nullptr, nullptr, nullptr, nullptr};
+const perfrt_gpu_sink sink = {PERFRT_GPU_SINK_VERSION,
+                              1,
+                              now,
+                              intern,
+                              records,
+                              nullptr,
+                              nullptr,
+                              nullptr,
+                              nullptr};
 
 /// CUPTI's buffer layout: records back to back, each 8-byte aligned.
 struct Buffer {
@@ -103,7 +110,8 @@ TEST(CuptiAdapter, EveryEnabledKindIsConvertedFieldByField) {
   EXPECT_EQ(apis[0].end, 4000u);
   EXPECT_EQ(apis[0].correlation, 7u);
   EXPECT_EQ(apis[0].tid, 4242u);
-  EXPECT_EQ(apis[0].cbid, uint32_t(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000));
+  EXPECT_EQ(apis[0].cbid,
+            uint32_t(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000));
   EXPECT_EQ(strings[apis[1].name], "cuLaunchKernel");
   EXPECT_EQ(apis[1].driver, 1u);
 

@@ -57,7 +57,8 @@ struct Span {
 
 /// Runs the correlation over \p spans (given per thread in completion
 /// order) and returns the External id each span got.
-std::vector<uint64_t> correlate(GpuCorrelation &c, const std::vector<Span> &spans) {
+std::vector<uint64_t> correlate(GpuCorrelation &c,
+                                const std::vector<Span> &spans) {
   std::vector<uint64_t> ids;
   for (const Span &s : spans)
     ids.push_back(c.onSpan(s.tid, s.start, s.end, s.fn));
@@ -73,7 +74,8 @@ TEST(GpuCorrelation, ApiCallIsChargedToTheInnermostOpenFunction) {
   uint32_t outside = r.api(1, 1000, 1010, 13);
   GpuCorrelation c(std::move(r.data), 0, 2000);
   // root [100, 400] > mid [140, 300] > leaf [145, 170]; completion order.
-  auto ids = correlate(c, {{1, 145, 170, 3}, {1, 140, 300, 2}, {1, 100, 400, 1}});
+  auto ids =
+      correlate(c, {{1, 145, 170, 3}, {1, 140, 300, 2}, {1, 100, 400, 1}});
   EXPECT_EQ(c.apiPoints()[inLeaf].fn, 3u);
   EXPECT_EQ(c.apiPoints()[inMid].fn, 2u);
   EXPECT_EQ(c.apiPoints()[inRoot].fn, 1u);
@@ -138,7 +140,8 @@ TEST(GpuCorrelation, GraphLaunchFansOutAndReplayedKernelsNameTheirCapturer) {
     EXPECT_EQ(c.placements()[k].capturedBy, 7u);
   }
   EXPECT_EQ(c.apiPoints()[launch].fn, 8u);
-  EXPECT_EQ(c.quality().unmatchedLaunches, 0u) << "captured launches owe no kernel";
+  EXPECT_EQ(c.quality().unmatchedLaunches, 0u)
+      << "captured launches owe no kernel";
   EXPECT_EQ(c.quality().overlapMoves, 0u);
 }
 
@@ -152,10 +155,10 @@ TEST(GpuCorrelation, FaultsAreCountedExactly) {
   r.api(1, 500, 520, 5);
   r.api(1, 505, 515, 6, "cuLaunchKernel", true);
   r.work(530, 540, 5);
-  r.work(600, 610, 99);                     // no launch
-  r.work(0, 0, 5);                          // untimed
-  r.work(50, 60, 5);                        // before its launch
-  r.work(5000, 5100, 5);                    // after the run ended
+  r.work(600, 610, 99);  // no launch
+  r.work(0, 0, 5);       // untimed
+  r.work(50, 60, 5);     // before its launch
+  r.work(5000, 5100, 5); // after the run ended
   GpuCorrelation c(std::move(r.data), 0, 1000);
   correlate(c, {});
   const GpuQuality &q = c.quality();
@@ -312,8 +315,7 @@ TEST(GpuCorrelation, RandomRunsCountWhatWasInjectedWhateverTheArrivalOrder) {
       for (size_t k = 0; k < g.data().work.size(); ++k) {
         const perfrt_gpu_work &w = g.data().work[k];
         const GpuWorkPlacement &p = g.placements()[k];
-        uint32_t launcher =
-            p.api >= 0 ? g.apiPoints()[size_t(p.api)].fn : 0;
+        uint32_t launcher = p.api >= 0 ? g.apiPoints()[size_t(p.api)].fn : 0;
         int64_t launchCorr =
             p.api >= 0 ? int64_t(g.data().apis[size_t(p.api)].correlation) : -1;
         out[{w.correlation, w.start, w.end}] = {launcher, p.row, launchCorr};
