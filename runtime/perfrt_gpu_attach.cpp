@@ -7,6 +7,7 @@ PERFRT_NOINSTR_BEGIN
 #include "perfrt_gpu_store.h"
 #include "perfrt_runtime.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
@@ -53,6 +54,21 @@ bool cudaDriverLoaded() {
     dlclose(h);
   return h != nullptr;
 }
+
+/// True when the CUDA runtime library is mapped into the process.
+bool cudaRuntimeLoaded() {
+  FILE *maps = std::fopen("/proc/self/maps", "re");
+  if (!maps)
+    return false;
+  char line[512];
+  bool found = false;
+  while (!found && std::fgets(line, sizeof line, maps))
+    found = std::strstr(line, "libcudart") != nullptr;
+  std::fclose(maps);
+  return found;
+}
+
+bool gFailedRequired = false; // PERFCC_CUPTI=on, and the end found no CUPTI
 
 void pending(const std::string &reason) {
   if (!gPendingReason)
@@ -123,10 +139,24 @@ void gpuReportUnavailable(const char *reason) {
       "); tracing the CPU side only");
 }
 
+bool gpuAttachFailedRequired() { return gFailedRequired; }
+
 void gpuAttachCheckAtExit() {
-  if (gRt.flags.cupti == Cupti::Off || gRt.flags.mode == Mode::Off ||
-      !cudaDriverLoaded())
+  if (gRt.flags.cupti == Cupti::Off || gRt.flags.mode == Mode::Off)
     return;
+  if (!cudaDriverLoaded()) {
+    // A program that links the CUDA runtime on a machine with no driver:
+    // its CUDA calls failed, and no GPU activity exists to record.
+    if (gpuStoreState() == CuptiState::NotUsed && cudaRuntimeLoaded()) {
+      const char *why = "the process uses the CUDA runtime but no CUDA "
+                        "driver (libcuda.so.1) could be loaded: no GPU here";
+      gpuStoreUnavailable(why);
+      say(std::string("perfcc: CUPTI is unavailable (") + why +
+          "); the CPU side was traced");
+      gFailedRequired = gRt.flags.cupti == Cupti::On;
+    }
+    return;
+  }
   // The store keeps the first reason: a state of On or Unavailable set by
   // the adapter stands; a process that loaded CUDA with no adapter report
   // is told why.

@@ -26,9 +26,14 @@ void gpuAttachInit();
 /// PERFCC_CUPTI=on, the run's output is written and the process exits 2.
 void gpuReportUnavailable(const char *reason);
 
-/// At the end: a process that loaded CUDA without the adapter attaching is
-/// marked unavailable with the reason.
+/// At the end: a process that loaded CUDA without the adapter attaching, or
+/// that links the CUDA runtime but found no driver, is marked unavailable
+/// with the reason (one line on stderr).
 void gpuAttachCheckAtExit();
+
+/// True when PERFCC_CUPTI=on and the end found CUPTI unavailable: the run's
+/// output is written, then the process exits with status 2.
+bool gpuAttachFailedRequired();
 
 } // namespace perfrt
 

@@ -239,6 +239,13 @@ void runtimeFinish(bool inSignal) {
     for (const std::string &w : gRt.targets->unusedRuleWarnings(
              gRegistry.usedRules(gRt.targets->rules().size())))
       writeStderr("perfcc: PERFCC_TARGETS: " + w);
+  // PERFCC_CUPTI=on and CUPTI was not to be had: the output is written, and
+  // the status says the run is not what was asked for.
+  if (gpuAttachFailedRequired() && !inSignal) {
+    writeStderr("perfcc: PERFCC_CUPTI='on': no GPU activity was recorded; "
+                "exiting with status 2");
+    _exit(2);
+  }
 }
 
 } // namespace perfrt

@@ -15,12 +15,15 @@ set -uo pipefail
 stalls=$1 perfctl=$2 out=$3
 here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$out" && mkdir -p "$out"
-PERFCC_OUT="$out/trace" PERFCC_CUPTI=on "$stalls" 50 > "$out/stdout" 2> "$out/stderr"
-rc=$?
-if [ $rc -eq 77 ]; then
-  echo "skipped: $(head -1 "$out/stderr")"
+# Is there a GPU? (Probes and CUPTI off: with PERFCC_CUPTI=on a machine
+# without a driver is an error, exit 2, rather than a skip.)
+PERFCC_MODE=off PERFCC_CUPTI=off "$stalls" 0 > /dev/null 2> "$out/probe"
+if [ $? -eq 77 ]; then
+  echo "skipped: $(head -1 "$out/probe")"
   exit 77
 fi
+PERFCC_OUT="$out/trace" PERFCC_CUPTI=on "$stalls" 50 > "$out/stdout" 2> "$out/stderr"
+rc=$?
 if [ $rc -ne 0 ]; then
   cat "$out/stderr"
   exit 1

@@ -49,3 +49,9 @@ if os.path.exists("/usr/bin/chromium") and shutil.which("node") and shutil.which
 # The build found the CUDA toolkit: the CUPTI adapter and NVTX are built.
 if config.perfcc_have_cuda:
     config.available_features.add("cuda-toolkit")
+# No CUDA driver on this machine (CI, the developers' machines): CUDA
+# programs fail their calls, and the runtime says CUPTI is unavailable.
+if not any(os.path.exists(os.path.join(d, "libcuda.so.1")) for d in (
+        "/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/local/nvidia/lib64",
+        "/usr/lib/wsl/lib")):
+    config.available_features.add("no-cuda-driver")
