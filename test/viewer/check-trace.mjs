@@ -298,8 +298,9 @@ for (const ev of events) {
 }
 const total = (map) => [...map.values()].reduce((a, b) => a + b, 0);
 
-// A child that starts or ends on the same nanosecond as its parent (both within one clock tick,
-// common on a TSC that steps 10 ns) is nested in the trace, but speedscope (1.25) orders equal
+// A child that starts or ends on the same nanosecond as its parent, or a span that starts on the
+// nanosecond its previous sibling ended (both within one clock tick, common on a TSC that steps
+// 10 ns), is nested in the trace, but speedscope (1.25) orders equal
 // timestamps by its own rule and can end the parent first; it then "repairs" a nesting that was
 // right, closing frames late. Such ties are found here from the exact nanoseconds (and ends that
 // its floating-point ts + dur would put in the wrong order). speedscope's warnings do not name a
@@ -313,7 +314,15 @@ function ambiguousNesting(spans) {
   const stack = [];
   let ties = 0;
   for (const s of sorted) {
-    while (stack.length && stack[stack.length - 1].end <= s.start && stack[stack.length - 1].start < s.start) stack.pop();
+    // A sibling that ended on the nanosecond this span starts (or whose
+    // floating-point end passes this start) is a tie too: speedscope may
+    // open this span before closing it.
+    let touching = false;
+    while (stack.length && stack[stack.length - 1].end <= s.start && stack[stack.length - 1].start < s.start) {
+      const done = stack.pop();
+      touching ||= done.end === s.start || done.e.ts + done.e.dur > s.e.ts;
+    }
+    if (touching) ties++;
     const parent = stack[stack.length - 1];
     if (parent && s.end <= parent.end &&
         (s.end === parent.end || s.start === parent.start || s.e.ts + s.e.dur > parent.e.ts + parent.e.dur)) {
