@@ -38,7 +38,8 @@ SyntheticRun makeRun(uint32_t launches) {
     r.data.apis.push_back(a);
     perfrt_gpu_work w{};
     w.kind = PERFRT_GPU_KERNEL, w.correlation = i + 1, w.stream = 7 + i % 2;
-    w.start = t + 6000, w.end = t + 6000 + 4000 * (i % threads) / threads + 1500;
+    w.start = t + 6000,
+    w.end = t + 6000 + 4000 * (i % threads) / threads + 1500;
     w.name = kernel;
     r.data.work.push_back(w);
     // Three nested calls around the launch, completing innermost first.
@@ -65,7 +66,10 @@ void BM_CorrelateRun(benchmark::State &state) {
   // API calls and kernels, each once.
   state.SetItemsProcessed(int64_t(state.iterations()) * state.range(0) * 2);
 }
-BENCHMARK(BM_CorrelateRun)->Arg(10000)->Arg(1000000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CorrelateRun)
+    ->Arg(10000)
+    ->Arg(1000000)
+    ->Unit(benchmark::kMillisecond);
 
 } // namespace
 

@@ -87,8 +87,8 @@ uint64_t clockFitMaxResidualNs(uint32_t &count) {
   uint64_t worst = 0;
   for (uint32_t i = 0; i < count; ++i) {
     uint64_t fit = ticksToNs(samples[i].tsc);
-    uint64_t d = fit > samples[i].mono ? fit - samples[i].mono
-                                       : samples[i].mono - fit;
+    uint64_t d =
+        fit > samples[i].mono ? fit - samples[i].mono : samples[i].mono - fit;
     worst = d > worst ? d : worst;
   }
   return worst;

@@ -193,12 +193,11 @@ void delayExit(ThreadState *t, uint32_t fn, uint64_t now) {
   --t->delayDepth;
   // Its own work: the call's time less the delays paid in it and the time
   // it sat blocked on other threads; and the part of that held a mutex.
-  uint64_t now2 = nowTicks();
   uint64_t spent = now > f.entry ? now - f.entry : 0;
   uint64_t spun = t->delaySpunTicks - f.spunAtEntry;
   uint64_t blocked = t->locks.blockedTicks - f.blockedAtEntry;
   uint64_t work = spent > spun + blocked ? spent - spun - blocked : 0;
-  uint64_t held = lockHeldTicks(t, now2) - f.heldAtEntry;
+  uint64_t held = lockHeldTicks(t, now) - f.heldAtEntry;
   uint64_t heldDelay = t->locks.delayHeldTicks - f.delayHeldAtEntry;
   held = held > heldDelay ? held - heldDelay : 0;
   if (DelayStats *d = t->delays.get(fn, t->arena)) {

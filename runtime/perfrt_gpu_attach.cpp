@@ -55,19 +55,6 @@ bool cudaDriverLoaded() {
   return h != nullptr;
 }
 
-/// True when the CUDA runtime library is mapped into the process.
-bool cudaRuntimeLoaded() {
-  FILE *maps = std::fopen("/proc/self/maps", "re");
-  if (!maps)
-    return false;
-  char line[512];
-  bool found = false;
-  while (!found && std::fgets(line, sizeof line, maps))
-    found = std::strstr(line, "libcudart") != nullptr;
-  std::fclose(maps);
-  return found;
-}
-
 bool gFailedRequired = false; // PERFCC_CUPTI=on, and the end found no CUPTI
 
 void pending(const std::string &reason) {
@@ -141,13 +128,25 @@ void gpuReportUnavailable(const char *reason) {
 
 bool gpuAttachFailedRequired() { return gFailedRequired; }
 
+bool libraryMapped(const char *name) {
+  FILE *maps = std::fopen("/proc/self/maps", "re");
+  if (!maps)
+    return false;
+  char line[512];
+  bool found = false;
+  while (!found && std::fgets(line, sizeof line, maps))
+    found = std::strstr(line, name) != nullptr;
+  std::fclose(maps);
+  return found;
+}
+
 void gpuAttachCheckAtExit() {
   if (gRt.flags.cupti == Cupti::Off || gRt.flags.mode == Mode::Off)
     return;
   if (!cudaDriverLoaded()) {
     // A program that links the CUDA runtime on a machine with no driver:
     // its CUDA calls failed, and no GPU activity exists to record.
-    if (gpuStoreState() == CuptiState::NotUsed && cudaRuntimeLoaded()) {
+    if (gpuStoreState() == CuptiState::NotUsed && libraryMapped("libcudart")) {
       const char *why = "the process uses the CUDA runtime but no CUDA "
                         "driver (libcuda.so.1) could be loaded: no GPU here";
       gpuStoreUnavailable(why);

@@ -31,6 +31,10 @@ void gpuReportUnavailable(const char *reason);
 /// with the reason (one line on stderr).
 void gpuAttachCheckAtExit();
 
+/// True when a library whose path contains \p name is mapped into the
+/// process (read from /proc/self/maps).
+bool libraryMapped(const char *name);
+
 /// True when PERFCC_CUPTI=on and the end found CUPTI unavailable: the run's
 /// output is written, then the process exits with status 2.
 bool gpuAttachFailedRequired();

@@ -255,7 +255,7 @@ void GpuCorrelation::finish() {
 
   // Rows: on each (device, stream) the records in start order, each on the
   // lowest row free at its start. Synchronizations have rows of their own.
-  std::vector<uint32_t> order;
+  std::vector<uint32_t> &order = order_;
   for (uint32_t k = 0; k < work.size(); ++k)
     if (work_[k].written)
       order.push_back(k);

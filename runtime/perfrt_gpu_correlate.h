@@ -75,6 +75,10 @@ public:
   /// have several), in start order.
   const std::vector<uint32_t> &launched(uint32_t api) const;
   const GpuQuality &quality() const { return quality_; }
+  /// The written GPU records by device, stream (synchronizations after the
+  /// stream's work) and start: the order rows were assigned in, and the
+  /// order the trace lists them in.
+  const std::vector<uint32_t> &order() const { return order_; }
   /// The device of a context, learned from its records (sync records carry
   /// only the context); ~0u when unknown.
   uint32_t deviceOf(const perfrt_gpu_work &w) const;
@@ -98,6 +102,7 @@ private:
   uint64_t runStart_, runEnd_;
   std::vector<GpuHostPoint> apiPoints_, graphPoints_;
   std::vector<GpuWorkPlacement> work_;
+  std::vector<uint32_t> order_;
   std::vector<std::vector<uint32_t>> launched_;
   std::vector<std::pair<uint32_t, ThreadPoints>> threads_; // by tid
   std::vector<std::pair<uint32_t, uint32_t>> contextDevice_;

@@ -94,25 +94,6 @@ void dim3(JsonOut &out, const char *name, const int32_t v[3]) {
   out.u64(uint64_t(v[2] < 0 ? 0 : v[2])).ch(']');
 }
 
-/// GPU records in the order they are written: by device, stream, start.
-std::vector<uint32_t> workOrder() {
-  const auto &work = gCorr->data().work;
-  std::vector<uint32_t> order;
-  for (uint32_t k = 0; k < work.size(); ++k)
-    if (gCorr->placements()[k].written)
-      order.push_back(k);
-  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    const perfrt_gpu_work &x = work[a], &y = work[b];
-    return std::make_tuple(gCorr->deviceOf(x), x.stream, x.kind == 4, x.start,
-                           y.end, x.correlation, x.kind, x.name,
-                           x.graph_node_id) <
-           std::make_tuple(gCorr->deviceOf(y), y.stream, y.kind == 4, y.start,
-                           x.end, y.correlation, y.kind, y.name,
-                           y.graph_node_id);
-  });
-  return order;
-}
-
 std::vector<uint32_t> apiOrder() {
   const auto &apis = gCorr->data().apis;
   std::vector<uint32_t> order(apis.size());
@@ -288,7 +269,8 @@ void gpuWriteTraceEvents(JsonOut &out, void (*beginEvent)()) {
   gCorr->finish();
   const GpuData &d = gCorr->data();
 
-  std::vector<uint32_t> apis = apiOrder(), work = workOrder();
+  std::vector<uint32_t> apis = apiOrder();
+  const std::vector<uint32_t> &work = gCorr->order();
   for (uint32_t i : apis) {
     beginEvent();
     writeApi(out, d.apis[i], gCorr->apiPoints()[i]);

@@ -35,15 +35,22 @@ Store *store() { return gStore; }
 
 uint64_t sinkNow() { return monotonicNs(); }
 
+/// The id of \p text in \p s, added once. The caller holds s->lock.
+uint32_t internLocked(Store *s, const char *text) {
+  auto it = s->ids.find(text ? text : "");
+  if (it != s->ids.end())
+    return it->second;
+  uint32_t id = s->data.intern(text);
+  s->ids.emplace(s->data.strings.back(), id);
+  return id;
+}
+
 uint32_t sinkIntern(const char *text) {
   Store *s = store();
   if (!s)
     return 0;
   std::lock_guard<std::mutex> g(s->lock);
-  auto it = s->ids.find(text ? text : "");
-  if (it != s->ids.end())
-    return it->second;
-  return s->data.intern(text);
+  return internLocked(s, text);
 }
 
 void sinkRecords(const perfrt_gpu_api *apis, uint32_t apiCount,
@@ -125,10 +132,7 @@ const char *cuptiStateName(CuptiState s) {
 
 uint32_t GpuData::intern(const char *text) {
   strings.emplace_back(text ? text : "");
-  uint32_t id = uint32_t(strings.size() - 1);
-  if (gStore && &gStore->data == this)
-    gStore->ids.emplace(strings.back(), id);
-  return id;
+  return uint32_t(strings.size() - 1);
 }
 
 void gpuStoreInit(CuptiState initial, uint64_t capBytes) {
@@ -142,7 +146,7 @@ void gpuStoreInit(CuptiState initial, uint64_t capBytes) {
   gStore->flush = nullptr;
   gStore->data.state = initial;
   gStore->capBytes = capBytes;
-  gStore->data.intern(""); // id 0: no name
+  internLocked(gStore, ""); // id 0: no name
   gSinkTable.policy = gRt.flags.cupti == Cupti::Off  ? 0
                       : gRt.flags.cupti == Cupti::On ? 2
                                                      : 1;
@@ -214,7 +218,7 @@ void gpuStoreAfterFork() {
   uint64_t cap = gStore->capBytes;
   gStore = new Store;
   gStore->capBytes = cap;
-  gStore->data.intern("");
+  internLocked(gStore, "");
   // A parent that never initialized CUDA leaves the child free to (the
   // injection variable is inherited); one that did leaves it a CUDA that
   // cannot be used after fork, and CUPTI with it.

@@ -45,7 +45,8 @@ struct GpuData {
   const char *string(uint32_t id) const {
     return id < strings.size() ? strings[id].c_str() : "";
   }
-  /// Interns \p text (also what the sink's intern does).
+  /// Appends \p text as a new string and returns its id (the store's sink
+  /// looks a string up first, so each is added once there).
   uint32_t intern(const char *text);
 };
 

@@ -6,12 +6,8 @@ PERFRT_NOINSTR_BEGIN
 
 #include "perfrt_clock.h"
 #include "perfrt_delay.h"
+#include "perfrt_gpu_attach.h"
 #include "perfrt_record.h"
-
-#include <cstdio>
-#include <cstring>
-#include <dlfcn.h>
-#include <pthread.h>
 
 namespace perfrt {
 
@@ -64,17 +60,7 @@ void speedupSkip(ThreadState *t) {
     t->localDelayTicks = global;
 }
 
-bool speedupSawGpu() {
-  FILE *maps = std::fopen("/proc/self/maps", "r");
-  if (!maps)
-    return false;
-  char line[512];
-  bool gpu = false;
-  while (!gpu && std::fgets(line, sizeof line, maps))
-    gpu = std::strstr(line, "libcuda.so") != nullptr;
-  std::fclose(maps);
-  return gpu;
-}
+bool speedupSawGpu() { return libraryMapped("libcuda.so"); }
 
 } // namespace perfrt
 

@@ -83,7 +83,7 @@ struct ThreadState {
   uint64_t delaySpunTicks; // every speed bump this thread paid
   uint32_t delayDepth;     // delayed calls open (delayStack)
   DelayFrame delayStack[MaxDelayFrames];
-  ThreadState *next;        // all states, newest first
+  ThreadState *next; // all states, newest first
 };
 
 static_assert(std::is_trivially_destructible<ThreadState>::value,

@@ -36,7 +36,9 @@ void BM_LaunchEmptyKernel(benchmark::State &state) {
   cudaStreamSynchronize(gStream);
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(BM_LaunchEmptyKernel)->MinTime(2.0)->Repetitions(5)
+BENCHMARK(BM_LaunchEmptyKernel)
+    ->MinTime(2.0)
+    ->Repetitions(5)
     ->ReportAggregatesOnly(true);
 
 } // namespace

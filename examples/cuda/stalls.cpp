@@ -25,7 +25,7 @@
 
 namespace {
 
-constexpr unsigned long long KernelNs = 2000000;    // 2 ms on the GPU
+constexpr unsigned long long KernelNs = 2000000; // 2 ms on the GPU
 constexpr auto HiddenWork = std::chrono::microseconds(1000);
 constexpr auto StallWork = std::chrono::microseconds(500);
 constexpr int Elements = 1 << 20;

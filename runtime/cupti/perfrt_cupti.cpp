@@ -134,6 +134,23 @@ const char *syncKindName(CUpti_ActivitySynchronizationType t) {
   }
 }
 
+/// The fields every GPU record of kind \p kind shares (kernels, copies and
+/// memsets name them alike in their CUPTI structs).
+template <typename Record>
+perfrt_gpu_work gpuWork(uint32_t kind, const Record &r) {
+  perfrt_gpu_work out{};
+  out.kind = kind;
+  out.start = r.start;
+  out.end = r.end;
+  out.correlation = r.correlationId;
+  out.device = r.deviceId;
+  out.context = r.contextId;
+  out.stream = r.streamId;
+  out.graph_id = r.graphId;
+  out.graph_node_id = r.graphNodeId;
+  return out;
+}
+
 void convert(const CUpti_Activity *r, std::vector<perfrt_gpu_api> &apis,
              std::vector<perfrt_gpu_work> &work) {
   switch (r->kind) {
@@ -154,17 +171,8 @@ void convert(const CUpti_Activity *r, std::vector<perfrt_gpu_api> &apis,
   }
   case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
     auto *k = reinterpret_cast<const CUpti_ActivityKernel10 *>(r);
-    perfrt_gpu_work out{};
-    out.kind = PERFRT_GPU_KERNEL;
-    out.start = k->start;
-    out.end = k->end;
-    out.correlation = k->correlationId;
-    out.device = k->deviceId;
-    out.context = k->contextId;
-    out.stream = k->streamId;
+    perfrt_gpu_work out = gpuWork(PERFRT_GPU_KERNEL, *k);
     out.name = gSink->intern(k->name ? k->name : "(unnamed kernel)");
-    out.graph_id = k->graphId;
-    out.graph_node_id = k->graphNodeId;
     out.registers = k->registersPerThread;
     out.grid[0] = k->gridX, out.grid[1] = k->gridY, out.grid[2] = k->gridZ;
     out.block[0] = k->blockX, out.block[1] = k->blockY,
@@ -176,37 +184,19 @@ void convert(const CUpti_Activity *r, std::vector<perfrt_gpu_api> &apis,
   }
   case CUPTI_ACTIVITY_KIND_MEMCPY: {
     auto *m = reinterpret_cast<const CUpti_ActivityMemcpy6 *>(r);
-    perfrt_gpu_work out{};
-    out.kind = PERFRT_GPU_MEMCPY;
-    out.start = m->start;
-    out.end = m->end;
-    out.correlation = m->correlationId;
-    out.device = m->deviceId;
-    out.context = m->contextId;
-    out.stream = m->streamId;
+    perfrt_gpu_work out = gpuWork(PERFRT_GPU_MEMCPY, *m);
     out.name = copyName(*m);
-    out.graph_id = m->graphId;
-    out.graph_node_id = m->graphNodeId;
     out.bytes = m->bytes;
     work.push_back(out);
     break;
   }
   case CUPTI_ACTIVITY_KIND_MEMSET: {
     auto *m = reinterpret_cast<const CUpti_ActivityMemset4 *>(r);
-    perfrt_gpu_work out{};
-    out.kind = PERFRT_GPU_MEMSET;
-    out.start = m->start;
-    out.end = m->end;
-    out.correlation = m->correlationId;
-    out.device = m->deviceId;
-    out.context = m->contextId;
-    out.stream = m->streamId;
+    perfrt_gpu_work out = gpuWork(PERFRT_GPU_MEMSET, *m);
     char text[48];
     std::snprintf(text, sizeof text, "Memset (%s)",
                   memoryKindName(uint8_t(m->memoryKind)));
     out.name = gSink->intern(text);
-    out.graph_id = m->graphId;
-    out.graph_node_id = m->graphNodeId;
     out.bytes = m->bytes;
     work.push_back(out);
     break;

@@ -141,8 +141,7 @@ void classify(GroupAnalysis &g, const AnalysisSettings &settings) {
         "threshold: the hinge fits significantly better ({}, below {:.4g}); "
         "slack {} per unit of work, {} per call",
         pText(h.pValue, settings.resamples), hingeAlpha,
-        formatDuration(h.fit.knee),
-        formatDuration(g.slackNsPerCall)));
+        formatDuration(h.fit.knee), formatDuration(g.slackNsPerCall)));
     return;
   }
   if (hi - lo > settings.maxWidth) {
@@ -199,10 +198,9 @@ std::vector<double> holmLevels(const std::vector<double> &pValues,
   std::vector<std::size_t> order(pValues.size());
   for (std::size_t i = 0; i < order.size(); ++i)
     order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a,
-                                                   std::size_t b) {
-    return pValues[a] < pValues[b];
-  });
+  std::stable_sort(
+      order.begin(), order.end(),
+      [&](std::size_t a, std::size_t b) { return pValues[a] < pValues[b]; });
   std::vector<double> levels(pValues.size(), 0.0);
   std::size_t m = pValues.size();
   for (std::size_t rank = 0; rank < m; ++rank) {
@@ -447,12 +445,12 @@ SweepAnalysis analyzeSweep(const std::vector<std::string> &groupNames,
           "speeding it up would slow the program down (negative), "
           "pass-through {}{}",
           ratio(g.passThrough),
-          std::isnan(loss) ? ""
-                           : fmt::format("; {:+.1f}% throughput at {} faster "
-                                         "per call",
-                                         loss, formatDuration(
-                                                   g.extrapolations.back()
-                                                       .usedNs)));
+          std::isnan(loss)
+              ? ""
+              : fmt::format("; {:+.1f}% throughput at {} faster "
+                            "per call",
+                            loss,
+                            formatDuration(g.extrapolations.back().usedNs)));
       break;
     }
     case Shape::Inconclusive:

@@ -86,7 +86,7 @@ struct GroupAnalysis {
   /// group; with several, Holm's step-down level for this group's rank among
   /// the groups' tests (0 once a smaller p-value failed), so that the chance
   /// of any false threshold in the sweep stays at 1 - confidence.
-  double hingeAlpha = -1; ///< < 0: not set (one group: 1 - confidence)
+  double hingeAlpha = -1;  ///< < 0: not set (one group: 1 - confidence)
   unsigned hingeTests = 1; ///< how many groups' hinges were tested
   Shape shape = Shape::Inconclusive;
   std::vector<std::string> evidence; ///< sentences with the numbers

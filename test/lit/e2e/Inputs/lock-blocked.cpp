@@ -56,13 +56,13 @@ int main(int argc, char **argv) {
   });
   for (int i = 0; i < rounds; ++i) {
     while (rounds_held.load() <= i) // start each round once the holder
-    {                                // has the mutex for it
+    {                               // has the mutex for it
     }
     blocked::waits_then_works();
     blocked::naps();
   }
   holder.join();
-  std::printf("work_ns=%lld blocked_ns=%lld slept_ns=%lld\n", workNs,
-              blockedNs, sleptNs);
+  std::printf("work_ns=%lld blocked_ns=%lld slept_ns=%lld\n", workNs, blockedNs,
+              sleptNs);
   return 0;
 }
