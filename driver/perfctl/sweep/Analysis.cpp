@@ -122,17 +122,29 @@ void classify(GroupAnalysis &g, const AnalysisSettings &settings) {
     pastKnee += h.ok && level.delayPerUnitNs > h.fit.knee;
   bool shaped = h.ok && h.fit.slope > 0 && h.slopeCI.lo > 0 &&
                 h.fit.knee >= 0.999 * firstDelay;
-  if (shaped && h.pValue < alpha && h.pValue >= hingeAlpha)
+  // Neither shape is safe to claim when the hinge is significant alone but
+  // not after the correction, or has too few points past its knee: "linear"
+  // would deny slack the data hint at, "threshold" would claim one that
+  // noise can make.
+  if (shaped && h.pValue < alpha && h.pValue >= hingeAlpha) {
+    g.shape = Shape::Inconclusive;
     g.evidence.push_back(fmt::format(
-        "hinge: {} is below {:.2f} but not below {:.4f}, the level Holm's "
-        "correction sets for this test among the {} groups' (with several "
-        "groups, one would pass by chance too often)",
-        pText(h.pValue, settings.resamples), alpha, hingeAlpha, g.hingeTests));
-  if (shaped && h.pValue < hingeAlpha && pastKnee < 2)
+        "inconclusive: a knee at {} per unit of work may be there: {} is below "
+        "{:.2f} but not below {:.4f}, the level Holm's correction sets for "
+        "this test among the {} groups' (with several groups, one would pass "
+        "by chance too often); more repeats will tell (--budget 10m)",
+        formatDuration(h.fit.knee), pText(h.pValue, settings.resamples), alpha,
+        hingeAlpha, g.hingeTests));
+    return;
+  }
+  if (shaped && h.pValue < hingeAlpha && pastKnee < 2) {
+    g.shape = Shape::Inconclusive;
     g.evidence.push_back(fmt::format(
-        "hinge: only {} delay past the knee: a threshold needs two to show "
-        "the rise; add a larger delay",
-        pastKnee));
+        "inconclusive: a knee at {} per unit of work, but only {} delay past "
+        "the knee: a threshold needs two to show the rise; add a larger delay",
+        formatDuration(h.fit.knee), pastKnee));
+    return;
+  }
   if (shaped && h.pValue < hingeAlpha && pastKnee >= 2) {
     g.shape = Shape::Threshold;
     g.passThrough = {h.fit.slope, h.slopeCI};
@@ -179,11 +191,22 @@ void classify(GroupAnalysis &g, const AnalysisSettings &settings) {
                           settings.linearFloor));
     return;
   }
-  if (hi < settings.noneCeiling) {
+  // None needs the interval near 0 on both sides: one that reaches well
+  // below 0 leaves open that speeding the function up would hurt.
+  if (hi < settings.noneCeiling && lo > -settings.noneCeiling) {
     g.shape = Shape::None;
-    g.evidence.push_back(
-        fmt::format("none: the slope's CI includes 0 and stays below {:.2f}",
-                    settings.noneCeiling));
+    g.evidence.push_back(fmt::format(
+        "none: the slope's CI includes 0 and stays within +-{:.2f}",
+        settings.noneCeiling));
+    return;
+  }
+  if (hi < settings.noneCeiling) {
+    g.shape = Shape::Inconclusive;
+    g.evidence.push_back(fmt::format(
+        "inconclusive: the slope's CI includes 0 but reaches down to {:.2f}: "
+        "speeding the function up may cost throughput; use larger delays or "
+        "more repeats",
+        lo));
     return;
   }
   g.shape = Shape::Inconclusive;
@@ -414,7 +437,12 @@ SweepAnalysis analyzeSweep(const std::vector<std::string> &groupNames,
         g.slackElsewhereNs = other.hinge.fit.knee;
         g.slackElsewhereGroup = other.name;
       }
-    extrapolate(g, settings, delays);
+    // Each group's own delays: with --delays auto, groups have different
+    // ladders, and a group's estimates stay within what it measured.
+    std::vector<std::uint64_t> measured;
+    for (const LevelStats &level : g.levels)
+      measured.push_back(level.delayNs);
+    extrapolate(g, settings, measured);
   }
 
   for (GroupAnalysis &g : a.groups) {

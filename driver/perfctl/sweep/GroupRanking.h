@@ -15,6 +15,17 @@
 
 namespace perfcc::perfctl {
 
+/// "name: verdict; ..." over \p groups in the order of \p ranking.
+template <typename Group>
+std::string answerOf(const std::vector<Group> &groups,
+                     const std::vector<std::size_t> &ranking) {
+  std::string answer;
+  for (std::size_t i : ranking)
+    answer += (answer.empty() ? "" : "; ") + groups[i].name + ": " +
+              groups[i].verdict;
+  return answer;
+}
+
 /// Fills \p ranking with the indexes of \p groups ordered by \p key (smaller
 /// first; ties keep their order) and \p answer with "name: verdict; ...".
 /// Group needs `name` and `verdict`.
@@ -28,10 +39,7 @@ void rankGroups(const std::vector<Group> &groups, Key key,
                    [&](std::size_t l, std::size_t r) {
                      return key(groups[l]) < key(groups[r]);
                    });
-  answer.clear();
-  for (std::size_t i : ranking)
-    answer += (answer.empty() ? "" : "; ") + groups[i].name + ": " +
-              groups[i].verdict;
+  answer = answerOf(groups, ranking);
 }
 
 } // namespace perfcc::perfctl

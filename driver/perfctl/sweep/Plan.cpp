@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <map>
 #include <set>
+#include <tuple>
 
 namespace perfcc::perfctl {
 
@@ -210,6 +212,36 @@ bool validateGroups(const std::vector<Group> &groups, std::string &error) {
   return true;
 }
 
+void appendShuffled(SweepPlan &plan, std::vector<PlannedRun> runs,
+                    std::uint64_t seed) {
+  Rng rng(seed);
+  shuffle(runs, rng);
+  std::map<std::tuple<int, std::uint64_t, unsigned>, unsigned> made;
+  for (const PlannedRun &run : plan.runs)
+    ++made[{run.group, run.delayNs, run.speedupPercent}];
+  for (PlannedRun &run : runs) {
+    run.index = plan.runs.size() + 1;
+    run.repeat = ++made[{run.group, run.delayNs, run.speedupPercent}];
+    plan.runs.push_back(run);
+  }
+}
+
+std::vector<PlannedRun> roundOf(const SweepPlan &plan,
+                                const std::vector<int> &groups, bool control) {
+  std::vector<PlannedRun> runs;
+  for (int g : groups) {
+    if (plan.speedup())
+      for (unsigned percent : plan.speedups)
+        runs.push_back(PlannedRun{0, g, 0, 0, percent});
+    else
+      for (std::uint64_t delay : plan.delaysOf(std::size_t(g)))
+        runs.push_back(PlannedRun{0, g, delay, 0});
+  }
+  if (control)
+    runs.push_back(PlannedRun{0, -1, 0, 0});
+  return runs;
+}
+
 SweepPlan makePlan(std::vector<Group> groups, std::vector<std::uint64_t> delays,
                    unsigned repeats, std::uint64_t seed) {
   SweepPlan plan;
@@ -221,16 +253,14 @@ SweepPlan makePlan(std::vector<Group> groups, std::vector<std::uint64_t> delays,
   plan.delays = std::move(delays);
   plan.repeats = repeats;
   plan.seed = seed;
-  for (unsigned repeat = 1; repeat <= repeats; ++repeat) {
-    for (std::size_t g = 0; g < plan.groups.size(); ++g)
-      for (std::uint64_t delay : plan.delays)
-        plan.runs.push_back(PlannedRun{0, int(g), delay, repeat});
-    plan.runs.push_back(PlannedRun{0, -1, 0, repeat});
-  }
-  Rng rng(seed);
-  shuffle(plan.runs, rng);
-  for (std::size_t i = 0; i < plan.runs.size(); ++i)
-    plan.runs[i].index = i + 1;
+  std::vector<int> all;
+  for (std::size_t g = 0; g < plan.groups.size(); ++g)
+    all.push_back(int(g));
+  std::vector<PlannedRun> runs;
+  for (unsigned repeat = 1; repeat <= repeats; ++repeat)
+    for (const PlannedRun &run : roundOf(plan, all, true))
+      runs.push_back(run);
+  appendShuffled(plan, std::move(runs), seed);
   return plan;
 }
 
@@ -247,16 +277,14 @@ SweepPlan makeSpeedupPlan(std::vector<Group> groups,
   plan.speedups = std::move(percents);
   plan.repeats = repeats;
   plan.seed = seed;
-  for (unsigned repeat = 1; repeat <= repeats; ++repeat) {
-    for (std::size_t g = 0; g < plan.groups.size(); ++g)
-      for (unsigned percent : plan.speedups)
-        plan.runs.push_back(PlannedRun{0, int(g), 0, repeat, percent});
-    plan.runs.push_back(PlannedRun{0, -1, 0, repeat});
-  }
-  Rng rng(seed);
-  shuffle(plan.runs, rng);
-  for (std::size_t i = 0; i < plan.runs.size(); ++i)
-    plan.runs[i].index = i + 1;
+  std::vector<int> all;
+  for (std::size_t g = 0; g < plan.groups.size(); ++g)
+    all.push_back(int(g));
+  std::vector<PlannedRun> runs;
+  for (unsigned repeat = 1; repeat <= repeats; ++repeat)
+    for (const PlannedRun &run : roundOf(plan, all, true))
+      runs.push_back(run);
+  appendShuffled(plan, std::move(runs), seed);
   return plan;
 }
 

@@ -75,8 +75,15 @@ struct PlannedRun {
 struct SweepPlan {
   std::vector<Group> groups;
   /// A speed-bump sweep's delays, ascending, always starting at 0; empty in
-  /// a speedup sweep.
+  /// a speedup sweep. With ladders chosen per group (--delays auto), the
+  /// union of groupDelays.
   std::vector<std::uint64_t> delays;
+  /// Each group's own delays (ascending, from 0) when they differ between
+  /// groups; empty: every group runs `delays`.
+  std::vector<std::vector<std::uint64_t>> groupDelays;
+  const std::vector<std::uint64_t> &delaysOf(std::size_t group) const {
+    return groupDelays.empty() ? delays : groupDelays[group];
+  }
   /// A speedup sweep's percents, ascending, starting at BaselinePercent;
   /// empty in a speed-bump sweep.
   std::vector<unsigned> speedups;
@@ -90,6 +97,19 @@ struct SweepPlan {
 /// with \p seed. Adds delay 0 when \p delays lack it.
 SweepPlan makePlan(std::vector<Group> groups, std::vector<std::uint64_t> delays,
                    unsigned repeats, std::uint64_t seed);
+
+/// Appends \p runs to \p plan in an order shuffled with \p seed, after the
+/// runs already planned (a round of an adaptive sweep, its pilot): each gets
+/// its index and its repeat (one more than the plan's runs of the same
+/// group and delay so far).
+void appendShuffled(SweepPlan &plan, std::vector<PlannedRun> runs,
+                    std::uint64_t seed);
+
+/// One run at each delay of each of \p groups (indices into plan.groups),
+/// plus one unarmed control when \p control: one round of an adaptive
+/// sweep, unshuffled.
+std::vector<PlannedRun> roundOf(const SweepPlan &plan,
+                                const std::vector<int> &groups, bool control);
 
 /// Every (group, percent, repeat), with BaselinePercent added, and
 /// \p repeats unarmed controls, shuffled with \p seed: the virtual-speedup

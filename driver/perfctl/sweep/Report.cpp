@@ -2,7 +2,9 @@
 #include "sweep/Report.h"
 
 #include "speedup/Report.h"
+#include "sweep/Progress.h"
 #include "sweep/ReportJson.h"
+#include "sweep/Sizing.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -195,6 +197,30 @@ std::string renderSweepJson(const SweepState &state,
       {"runs", runs},
       {"machine", machineJson(state)},
       {"warnings", state.warnings}};
+  doc["settings"]["delays_chosen"] = o.autoDelays ? "auto" : "given";
+  doc["settings"]["repeats_mode"] =
+      o.adaptive && !state.plan.speedup() ? "adaptive" : "fixed";
+  doc["settings"]["budget_s"] = o.budgetS;
+  doc["settings"]["ci_width"] = o.targetWidth;
+  json sizing = json::array();
+  for (std::size_t g = 0; g < state.sizing.size(); ++g) {
+    const GroupSizing &gs = state.sizing[g];
+    json ns = json::array(), names = json::array();
+    if (!state.plan.speedup())
+      for (std::uint64_t d : state.plan.delaysOf(g)) {
+        ns.push_back(d);
+        names.push_back(formatDelay(d));
+      }
+    sizing.push_back({{"name", state.plan.groups[g].name},
+                      {"delays_ns", ns},
+                      {"delays", names},
+                      {"ladder", gs.ladder},
+                      {"repeats", gs.repeats},
+                      {"settled", gs.settled},
+                      {"status", gs.status}});
+  }
+  doc["sizing"] = {
+      {"stop", state.stop}, {"rounds", state.rounds}, {"groups", sizing}};
   if (state.plan.speedup()) {
     json &settings = doc["settings"];
     settings["speedups_percent"] = state.plan.speedups;
@@ -280,12 +306,18 @@ std::string renderMarkdown(const SweepState &state, const SweepAnalysis &a,
                         o.throughput.work)
           : "the program's output, `--regex '" + o.throughput.regex + "'`";
   std::string md = "# perfctl sweep\n\n";
-  md += fmt::format("`{}`: {} runs ({} group(s) x delays {} x {} repeats, "
-                    "plus {} unarmed controls) in random order (seed {}); "
-                    "throughput from {}.\n\n",
-                    fmt::join(o.command, " "), state.records.size(),
-                    state.plan.groups.size(), delays, state.plan.repeats,
-                    state.plan.repeats, state.plan.seed, source);
+  if (!o.autoDelays && !o.adaptive)
+    md += fmt::format("`{}`: {} runs ({} group(s) x delays {} x {} repeats, "
+                      "plus {} unarmed controls) in random order (seed {}); "
+                      "throughput from {}.\n\n",
+                      fmt::join(o.command, " "), state.records.size(),
+                      state.plan.groups.size(), delays, state.plan.repeats,
+                      state.plan.repeats, state.plan.seed, source);
+  else
+    md += fmt::format("`{}`: {} runs in random order (seed {}); throughput "
+                      "from {}. The sweep sized itself: see below.\n\n",
+                      fmt::join(o.command, " "), state.records.size(),
+                      state.plan.seed, source);
   if (MachineUse m = machineUseOf(state.records); m.known())
     md +=
         fmt::format("Other processes used {:.2f} of the {} CPUs on average "
@@ -297,6 +329,35 @@ std::string renderMarkdown(const SweepState &state, const SweepAnalysis &a,
     md += fmt::format("{}. **{}**: {}\n", rank + 1,
                       a.groups[a.ranking[rank]].name,
                       a.groups[a.ranking[rank]].verdict);
+  if (o.autoDelays || o.adaptive) {
+    md += "\n## How the sweep sized itself\n\n";
+    if (o.autoDelays)
+      md += "Delays: `--delays auto`: a pilot of zero-delay runs measured "
+            "each group, and each got its own ladder.\n";
+    if (o.adaptive)
+      md += fmt::format(
+          "Repeats: adaptive: {} to begin with, then {} round(s) of another "
+          "repeat for each group whose answer was unsettled (inconclusive, "
+          "or a pass-through interval wider than {}), within a budget of {}. "
+          "Stopped: {}.\n",
+          o.repeats, state.rounds, o.targetWidth, formatSeconds(o.budgetS),
+          state.stop == "settled" ? "every group settled"
+          : state.stop == "budget"
+              ? "the next round would have overrun the budget"
+              : fmt::format("a group reached {} repeats", MaxRepeats));
+    md += "\n| group | delays | repeats | settled | why |\n"
+          "| --- | --- | ---: | --- | --- |\n";
+    for (std::size_t g = 0; g < state.sizing.size(); ++g) {
+      std::string list;
+      for (std::uint64_t d : state.plan.delaysOf(g))
+        list += (list.empty() ? "" : ", ") + formatDelay(d);
+      const GroupSizing &gs = state.sizing[g];
+      md += fmt::format("| {} | {} | {} | {} | {}{} |\n",
+                        state.plan.groups[g].name, list, gs.repeats,
+                        gs.settled ? "yes" : "no", gs.status,
+                        gs.ladder.empty() ? "" : "; " + gs.ladder);
+    }
+  }
   md += "\n## Controls\n\n";
   md += fmt::format("| runs | throughput (median) | {}% CI | IQR | noise |\n"
                     "| --- | ---: | ---: | ---: | ---: |\n",

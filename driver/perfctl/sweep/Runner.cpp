@@ -105,8 +105,8 @@ int runSweep(SweepState &state) {
   std::error_code ec;
   // A previous sweep's run folders go (only those: names of digits), so
   // the folder holds this sweep's runs and nothing else of perfctl's.
-  for (fs::directory_iterator it(out / "runs", ec), end; !ec && it != end;
-       it.increment(ec)) {
+  for (fs::directory_iterator it(out / "runs", ec), end;
+       state.records.empty() && !ec && it != end; it.increment(ec)) {
     std::string name = it->path().filename().string();
     if (it->is_directory() && !name.empty() &&
         name.find_first_not_of("0123456789") == std::string::npos)
@@ -135,10 +135,19 @@ int runSweep(SweepState &state) {
   }
 
   installInterruptHandlers();
-  SweepProgress progress(plan.runs.size(),
+  std::size_t first = state.records.size();
+  SweepProgress progress(plan.runs.size() - first,
                          !options.quiet && isatty(STDERR_FILENO),
                          options.quiet ? nullptr : stderr);
-  std::set<int> warnedGroups, invalidGroups;
+  // Each warning once per sweep, though an adaptive sweep runs in rounds.
+  auto warnOnce = [&](const std::string &warning) {
+    if (std::find(state.warnings.begin(), state.warnings.end(), warning) !=
+        state.warnings.end())
+      return;
+    state.warnings.push_back(warning);
+    progress.clear();
+    fmt::print(stderr, "perfctl: warning: {}\n", warning);
+  };
   auto fail = [&](RunRecord &record, const std::string &why) {
     record.error = why;
     state.records.push_back(record);
@@ -153,7 +162,8 @@ int runSweep(SweepState &state) {
     return interrupted() ? 130 : 1;
   };
 
-  for (const PlannedRun &run : plan.runs) {
+  for (std::size_t next = first; next < plan.runs.size(); ++next) {
+    const PlannedRun &run = plan.runs[next];
     if (interrupted()) {
       state.status = "interrupted";
       state.error = "interrupted before the last run";
@@ -235,28 +245,34 @@ int runSweep(SweepState &state) {
       } else if (m->delayedCalls == 0) {
         return fail(record, nothingDelayed(group, *selections[run.group], *m));
       }
-      if (warnedGroups.insert(run.group).second)
-        for (const std::string &unused :
-             matchTargets(*selections[run.group], *m).unusedPatterns) {
-          state.warnings.push_back(
-              fmt::format("{}: target matched no compiled-in probe", unused));
-          progress.clear();
-          fmt::print(stderr, "perfctl: warning: {}\n", state.warnings.back());
-        }
     }
+    // A zero-delay run measures what the delays are sized from (--delays
+    // auto) and the baseline every delay is compared with: its targets must
+    // have run.
+    if (run.armed() && run.delayNs == 0 && !run.speedupPercent &&
+        m->hasDelay && m->delayedCalls == 0)
+      return fail(record, nothingDelayed(plan.groups[run.group],
+                                         *selections[run.group], *m));
+    if (run.armed() && (run.delayNs > 0 || run.speedupPercent))
+      for (const std::string &unused :
+           matchTargets(*selections[run.group], *m).unusedPatterns)
+        warnOnce(
+            fmt::format("{}: target matched no compiled-in probe", unused));
     std::optional<RunOutcome> outcome =
         measureRun(*m, options.throughput, pattern.get(), result.wallNs,
                    readFile(stdoutPath), error);
     if (!outcome)
       return fail(record, error);
     if (run.speedupPercent && !outcome->speedupValid &&
-        invalidGroups.insert(run.group).second) {
-      state.warnings.push_back(
+        std::none_of(state.records.begin(), state.records.end(),
+                     [&](const RunRecord &r) {
+                       return r.measured && r.plan.group == run.group &&
+                              r.plan.speedupPercent &&
+                              !r.outcome.speedupValid;
+                     }))
+      warnOnce(
           fmt::format("{}: the runtime marks its virtual speedup invalid: {}",
                       plan.groups[run.group].name, outcome->speedupReason));
-      progress.clear();
-      fmt::print(stderr, "perfctl: warning: {}\n", state.warnings.back());
-    }
     record.outcome = *outcome;
     record.measured = true;
     record.delayedCallsPerUnit =
@@ -283,6 +299,10 @@ int runSweep(SweepState &state) {
   }
   progress.clear();
   state.status = "complete";
+  return 0;
+}
+
+void warnIfMachineBusy(SweepState &state) {
   MachineUse machine = machineUseOf(state.records);
   if (machine.busy()) {
     state.warnings.push_back(fmt::format(
@@ -294,7 +314,6 @@ int runSweep(SweepState &state) {
         machine.otherCoresMean, machine.cpus, machine.otherCoresMax));
     fmt::print(stderr, "perfctl: warning: {}\n", state.warnings.back());
   }
-  return 0;
 }
 
 MachineUse machineUseOf(const std::vector<RunRecord> &records) {

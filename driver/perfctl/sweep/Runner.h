@@ -33,7 +33,11 @@ struct SweepOptions {
   std::vector<Group> groups;
   std::vector<std::uint64_t> delays;
   std::vector<unsigned> speedups; ///< --speedup: percents; empty: delays
-  unsigned repeats = 5;
+  unsigned repeats = 3; ///< fixed, or the first rounds of an adaptive sweep
+  bool autoDelays = false; ///< --delays auto: a pilot chooses each ladder
+  bool adaptive = false;   ///< more rounds until settled or out of budget
+  double budgetS = 600;    ///< --budget, seconds, for the whole sweep
+  double targetWidth = 0.2; ///< --ci-width: settled at most this wide
   std::uint64_t seed = 1;
   std::uint64_t frequency = 1;
   std::uint64_t warmupMs = 0, windowMs = 0;
@@ -68,19 +72,37 @@ struct MachineUse {
 /// The machine use over \p records (every run made, measured or not).
 MachineUse machineUseOf(const std::vector<RunRecord> &records);
 
+/// How an adaptive sweep sized one group (sweep/Sizing.h).
+struct GroupSizing {
+  std::string ladder;   ///< --delays auto: what the pilot measured, chose
+  unsigned repeats = 0; ///< runs at each of its delays, at the least
+  bool settled = false;
+  std::string status; ///< isSettled's sentence after the last round
+};
+
 struct SweepState {
   SweepOptions options;
   SweepPlan plan;
+  std::vector<GroupSizing> sizing; ///< per group
+  /// What ended the runs: "fixed" (--repeats without --budget), "settled",
+  /// "budget" or "max-repeats".
+  std::string stop = "fixed";
+  unsigned rounds = 0; ///< adaptive rounds after the first repeats
   std::vector<RunRecord> records; ///< the runs made, in order
   std::string status = "running"; ///< running, complete, failed, interrupted
   std::string error;
   std::vector<std::string> warnings;
 };
 
-/// Makes every run of \p state.plan (which must be set). Returns 0 when all
+/// Makes the runs of \p state.plan not made yet (all of them at first;
+/// those appended since, in an adaptive sweep). Returns 0 when all
 /// succeeded, 1 after a failed run (state.error says why), 130 when
 /// interrupted. Prints progress and warnings on stderr.
 int runSweep(SweepState &state);
+
+/// Warns (state.warnings and stderr) when other processes took CPU time
+/// the sweep's runs needed; once, after the last run.
+void warnIfMachineBusy(SweepState &state);
 
 /// The successful runs, as the analysis takes them.
 std::vector<RunPoint> pointsOf(const SweepState &state);

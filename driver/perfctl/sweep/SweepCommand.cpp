@@ -5,12 +5,21 @@
 #include "speedup/Plot.h"
 #include "speedup/Report.h"
 #include "sweep/Analysis.h"
+#include "sweep/GroupRanking.h"
 #include "sweep/Plan.h"
 #include "sweep/Plot.h"
 #include "sweep/Report.h"
+#include "sweep/Progress.h"
 #include "sweep/Runner.h"
+#include "sweep/Sizing.h"
+#include "sweep/Statistics.h"
 
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <set>
 
 #include <cstdio>
 #include <filesystem>
@@ -34,7 +43,8 @@ void addSweepOptions(CLI::App &sweep, SweepArgs &args) {
   sweep
       .add_option("--delays", args.delays,
                   "delays per call, comma-separated: 0, 500 (ns), 500ns, "
-                  "1us, 2ms; 0 is always added")
+                  "1us, 2ms; 0 is always added. auto: a pilot measures each "
+                  "group and chooses its own ladder")
       ->capture_default_str();
   sweep
       .add_option("--speedup", args.speedup,
@@ -42,9 +52,28 @@ void addSweepOptions(CLI::App &sweep, SweepArgs &args) {
                   "percent, comma-separated: 10,25,50; a 1% baseline is "
                   "always added")
       ->excludes("--delays");
-  sweep.add_option("--repeats", o.repeats, "runs per delay and per group")
-      ->capture_default_str()
+  sweep
+      .add_option_function<unsigned>(
+          "--repeats",
+          [&args](unsigned n) {
+            args.options.repeats = n;
+            args.repeatsGiven = true;
+          },
+          "runs per delay and per group: exactly N (without --budget), or "
+          "the first N before adaptive rounds (default 3, adaptive; 5 with "
+          "--speedup)")
       ->check(CLI::Range(1u, 100000u));
+  sweep.add_option("--budget", args.budget,
+                   "adaptive repeats: add rounds to the groups whose answer "
+                   "is unsettled until all are settled or this much time is "
+                   "spent (90s, 5m, 1h; default 10m when --repeats is not "
+                   "given)");
+  sweep
+      .add_option("--ci-width", o.targetWidth,
+                  "adaptive repeats: a group is settled when its "
+                  "pass-through interval is at most this wide")
+      ->capture_default_str()
+      ->check(CLI::Range(0.01, 10.0));
   sweep.add_option("--seed", o.seed, "seed of the run order and bootstraps")
       ->capture_default_str();
   sweep
@@ -99,6 +128,8 @@ void addSweepOptions(CLI::App &sweep, SweepArgs &args) {
                             {"--delays", "LIST"},
                             {"--speedup", "LIST"},
                             {"--repeats", "N"},
+                            {"--budget", "TIME"},
+                            {"--ci-width", "W"},
                             {"--seed", "N"},
                             {"--frequency", "N"},
                             {"--warmup-ms", "MS"},
@@ -117,8 +148,9 @@ void addSweepOptions(CLI::App &sweep, SweepArgs &args) {
       ->type_name("CMD ARGS");
   sweep.footer(
       "\nExample:\n  perfctl sweep --group consumer=consumer.targets --group "
-      "producer=producer.targets \\\n      --delays 0,1us,10us,100us "
-      "--repeats 5 -- ./pipeline\n  perfctl sweep --group "
+      "producer=producer.targets -- ./pipeline\n  perfctl sweep --group "
+      "consumer=consumer.targets --delays 0,1us,10us,100us --repeats 5 -- "
+      "./pipeline\n  perfctl sweep --group "
       "consumer=consumer.targets --speedup 10,25,50 -- ./pipeline"
       "\n\nWrites OUT/sweep.json, OUT/report.md "
       "and OUT/plot.svg and prints the answer.\nSee docs/perfctl.md.");
@@ -151,6 +183,12 @@ int checkSpeedupArgs(SweepArgs &args, const std::vector<Group> &groups,
   if (!args.extrapolate.empty())
     return usageError("--speedup excludes --extrapolate: each speedup asked "
                       "for is measured, not extrapolated");
+  if (!args.budget.empty())
+    return usageError("--speedup excludes --budget: adaptive repeats are "
+                      "for speed-bump sweeps; --speedup runs --repeats N "
+                      "(default 5)");
+  if (!args.repeatsGiven)
+    o.repeats = 5;
   o.groups = groups;
   o.speedups = *percents;
   o.analysis.seed = o.seed;
@@ -178,13 +216,22 @@ int checkSweepArgs(SweepArgs &args, SweepPlan &plan) {
     return usageError(error);
   if (!args.speedup.empty())
     return checkSpeedupArgs(args, groups, plan);
+  o.autoDelays = args.delays == "auto";
   std::optional<std::vector<std::uint64_t>> delays =
-      parseDelayList(args.delays, error);
+      o.autoDelays ? std::vector<std::uint64_t>{0}
+                   : parseDelayList(args.delays, error);
   if (!delays)
-    return usageError("--delays: " + error);
-  if (std::count_if(delays->begin(), delays->end(),
-                    [](std::uint64_t d) { return d > 0; }) == 0)
+    return usageError("--delays: " + error + " (or auto)");
+  if (!o.autoDelays && std::count_if(delays->begin(), delays->end(),
+                                     [](std::uint64_t d) { return d > 0; }) == 0)
     return usageError("--delays: needs at least one nonzero delay");
+  o.adaptive = !args.budget.empty() || !args.repeatsGiven;
+  if (!args.budget.empty()) {
+    std::optional<double> budget = parseBudget(args.budget, error);
+    if (!budget)
+      return usageError("--budget: " + error);
+    o.budgetS = *budget;
+  }
   if (!args.extrapolate.empty()) {
     std::optional<std::vector<std::uint64_t>> speedups =
         parseDelayList(args.extrapolate, error);
@@ -207,8 +254,202 @@ int checkSweepArgs(SweepArgs &args, SweepPlan &plan) {
   o.delays = *delays;
   o.analysis.seed = o.seed;
   o.analysis.frequency = o.frequency;
-  plan = makePlan(groups, *delays, o.repeats, o.seed);
+  if (o.autoDelays) {
+    // The runs come after the pilot (runPlannedRuns).
+    plan.groups = groups;
+    plan.delays = {0};
+    plan.repeats = o.repeats;
+    plan.seed = o.seed;
+  } else {
+    plan = makePlan(groups, *delays, o.repeats, o.seed);
+  }
   return 0;
+}
+
+/// The delay-0 runs of each group and the unarmed controls, then each
+/// group's ladder from what they measured (--delays auto).
+int runPilot(SweepState &state) {
+  SweepPlan &plan = state.plan;
+  const SweepOptions &o = state.options;
+  std::vector<int> all;
+  for (std::size_t g = 0; g < plan.groups.size(); ++g)
+    all.push_back(int(g));
+  std::vector<PlannedRun> pilot;
+  for (unsigned i = 0; i < PilotRepeats; ++i)
+    for (const PlannedRun &run : roundOf(plan, all, true))
+      pilot.push_back(run);
+  appendShuffled(plan, std::move(pilot), o.seed);
+  if (!o.quiet)
+    fmt::print(stderr,
+               "perfctl: pilot: {} runs at delay 0 ({} per group, and the "
+               "unarmed control) to choose the delays\n",
+               plan.runs.size(), PilotRepeats);
+  if (int rc = runSweep(state))
+    return rc;
+  std::vector<RunPoint> points = pointsOf(state);
+  std::set<std::uint64_t> every;
+  for (std::size_t g = 0; g < plan.groups.size(); ++g) {
+    std::vector<double> times, calls;
+    for (const RunPoint &p : points)
+      if (p.group == int(g)) {
+        times.push_back(p.timePerUnitNs);
+        calls.push_back(p.delayedCallsPerUnit);
+      }
+    Ladder ladder = chooseLadder(median(times), median(calls));
+    if (!ladder.ok) {
+      state.status = "failed";
+      state.error = fmt::format("{}: cannot choose its delays: {}; give "
+                                "--delays",
+                                plan.groups[g].name, ladder.why);
+      std::string ignored;
+      writeSweepJson(state, nullptr, ignored);
+      return 1;
+    }
+    plan.groupDelays.push_back(ladder.delays);
+    every.insert(ladder.delays.begin(), ladder.delays.end());
+    state.sizing[g].ladder = ladder.why;
+    if (!o.quiet) {
+      std::string list;
+      for (std::uint64_t d : ladder.delays)
+        list += (list.empty() ? "" : ",") + formatDelay(d);
+      fmt::print(stderr, "perfctl: {}: delays {} ({})\n",
+                 plan.groups[g].name, list, ladder.why);
+    }
+  }
+  plan.delays.assign(every.begin(), every.end());
+  // The first repeats: the pilot already made the zero-delay runs and the
+  // controls (PilotRepeats of each).
+  std::vector<PlannedRun> runs;
+  for (unsigned repeat = 1; repeat <= o.repeats; ++repeat)
+    for (const PlannedRun &run : roundOf(plan, all, true))
+      if (repeat > PilotRepeats || (run.armed() && run.delayNs > 0))
+        runs.push_back(run);
+  appendShuffled(plan, std::move(runs), o.seed + 1);
+  return 0;
+}
+
+/// The runs at each delay of group \p g made so far, at the least.
+unsigned repeatsMade(const SweepState &state, std::size_t g) {
+  unsigned least = ~0u;
+  for (std::uint64_t delay : state.plan.delaysOf(g)) {
+    unsigned n = 0;
+    for (const RunRecord &r : state.records)
+      n += r.measured && r.plan.group == int(g) && r.plan.delayNs == delay;
+    least = std::min(least, n);
+  }
+  return least == ~0u ? 0 : least;
+}
+
+/// Mean seconds of the runs of group \p g (-1: the unarmed control).
+double meanRunSeconds(const SweepState &state, int g) {
+  double sum = 0;
+  unsigned n = 0;
+  for (const RunRecord &r : state.records)
+    if (r.plan.group == g) {
+      sum += r.command.wallNs / 1e9;
+      ++n;
+    }
+  return n ? sum / n : 0;
+}
+
+/// Each group's repeats and whether its answer is settled, from \p analysis.
+void recordSizing(SweepState &state, const SweepAnalysis &analysis) {
+  for (std::size_t g = 0; g < analysis.groups.size(); ++g) {
+    Settled s = isSettled(analysis.groups[g], state.options.targetWidth);
+    GroupSizing &sizing = state.sizing[g];
+    sizing.settled = s.settled;
+    sizing.status = s.why;
+    sizing.repeats = repeatsMade(state, g);
+  }
+}
+
+/// An inconclusive verdict says what would settle it: the runs ended for a
+/// reason the user can change.
+void adviseUnsettled(const SweepState &state, SweepAnalysis &analysis) {
+  const SweepOptions &o = state.options;
+  for (GroupAnalysis &g : analysis.groups) {
+    if (g.shape != Shape::Inconclusive)
+      continue;
+    if (state.stop == stopReasonName(StopReason::Budget))
+      g.verdict += fmt::format("; the {} budget ran out before it settled: "
+                               "give it more (--budget {}m)",
+                               formatSeconds(o.budgetS),
+                               int(std::ceil(o.budgetS * 3 / 60)));
+    else if (state.stop == stopReasonName(StopReason::Fixed))
+      g.verdict += "; more runs would tell: leave out --repeats (adaptive "
+                   "repeats), or add --budget 10m";
+    else if (state.stop == stopReasonName(StopReason::MaxRepeats))
+      g.verdict += fmt::format("; {} repeats did not settle it: the program "
+                               "is too noisy for these delays (longer runs, "
+                               "or --delays with larger ones)",
+                               MaxRepeats);
+  }
+  analysis.answer = answerOf(analysis.groups, analysis.ranking);
+}
+
+/// Every run of the sweep: the pilot (--delays auto), the first repeats,
+/// and, in an adaptive sweep, rounds for the unsettled groups until each is
+/// settled or the budget is spent.
+int runPlannedRuns(SweepState &state, const std::vector<std::string> &names,
+                   const std::vector<std::string> &files) {
+  const SweepOptions &o = state.options;
+  auto start = std::chrono::steady_clock::now();
+  state.sizing.assign(state.plan.groups.size(), GroupSizing{});
+  if (o.autoDelays)
+    if (int rc = runPilot(state))
+      return rc;
+  if (int rc = runSweep(state))
+    return rc;
+  if (!o.adaptive || state.plan.speedup())
+    return 0;
+  for (;;) {
+    SweepAnalysis analysis = analyzeSweep(names, files, state.plan.delays,
+                                          pointsOf(state), o.analysis);
+    std::vector<bool> settled;
+    std::vector<unsigned> repeats;
+    std::vector<double> roundS;
+    std::string unsettled;
+    recordSizing(state, analysis);
+    for (std::size_t g = 0; g < analysis.groups.size(); ++g) {
+      const GroupSizing &sizing = state.sizing[g];
+      settled.push_back(sizing.settled);
+      repeats.push_back(sizing.repeats);
+      roundS.push_back(meanRunSeconds(state, int(g)) *
+                       double(state.plan.delaysOf(g).size()));
+      if (!sizing.settled)
+        unsettled +=
+            (unsettled.empty() ? "" : "; ") + names[g] + ": " + sizing.status;
+    }
+    double elapsedS = std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - start)
+                          .count();
+    NextRound next = nextRound(settled, repeats, roundS,
+                               meanRunSeconds(state, -1), elapsedS, o.budgetS);
+    if (next.groups.empty()) {
+      state.stop = stopReasonName(next.stop);
+      if (!o.quiet && next.stop != StopReason::Settled)
+        fmt::print(stderr, "perfctl: stopped adding runs ({}) with {} "
+                           "unsettled: {}\n",
+                   next.stop == StopReason::Budget
+                       ? fmt::format("the next round would pass the {} "
+                                     "budget",
+                                     formatSeconds(o.budgetS))
+                       : fmt::format("{} repeats", MaxRepeats),
+                   unsettled.empty() ? "none" : "groups", unsettled);
+      return 0;
+    }
+    ++state.rounds;
+    std::string who;
+    for (int g : next.groups)
+      who += (who.empty() ? "" : ", ") + names[std::size_t(g)];
+    if (!o.quiet)
+      fmt::print(stderr, "perfctl: round {}: another repeat of {} ({})\n",
+                 state.rounds, who, unsettled);
+    appendShuffled(state.plan, roundOf(state.plan, next.groups, true),
+                   o.seed + 1 + state.rounds);
+    if (int rc = runSweep(state))
+      return rc;
+  }
 }
 
 /// Analyses a complete speedup sweep, writes its files, prints the answer.
@@ -247,13 +488,33 @@ int perfcc::perfctl::runSweepCommand(SweepArgs &args) {
                "plus {} unarmed), seed {}, into {}\n",
                state.plan.runs.size(), state.plan.groups.size(),
                state.plan.speedups.size(), o.repeats, o.repeats, o.seed, out);
-  else if (!o.quiet)
+  else if (!o.quiet && !o.autoDelays && !o.adaptive)
     fmt::print(stderr,
                "perfctl: {} runs ({} group(s) x {} delays x {} repeats, plus "
                "{} unarmed), seed {}, into {}\n",
                state.plan.runs.size(), state.plan.groups.size(),
                state.plan.delays.size(), o.repeats, o.repeats, o.seed, out);
-  int rc = runSweep(state);
+  else if (!o.quiet)
+    fmt::print(stderr,
+               "perfctl: {} group(s), {}, {} repeats{}, seed {}, into {}\n",
+               state.plan.groups.size(),
+               o.autoDelays ? "delays chosen per group by a pilot"
+                            : fmt::format("{} delays", state.plan.delays.size()),
+               o.repeats,
+               o.adaptive
+                   ? fmt::format(", then more where an answer is unsettled "
+                                 "(inconclusive, or a pass-through interval "
+                                 "wider than {}) within {}",
+                                 o.targetWidth, formatSeconds(o.budgetS))
+                   : "",
+               o.seed, out);
+  std::vector<std::string> names, files;
+  for (const Group &g : state.plan.groups) {
+    names.push_back(g.name);
+    files.push_back(g.file);
+  }
+  int rc = runPlannedRuns(state, names, files);
+  warnIfMachineBusy(state);
   std::string error;
   if (rc != 0) {
     fmt::print(stderr, "perfctl: error: {}\n", state.error);
@@ -265,15 +526,12 @@ int perfcc::perfctl::runSweepCommand(SweepArgs &args) {
                  state.plan.runs.size(), out);
     return rc;
   }
-  std::vector<std::string> names, files;
-  for (const Group &g : state.plan.groups) {
-    names.push_back(g.name);
-    files.push_back(g.file);
-  }
   if (state.plan.speedup())
     return reportSpeedups(state, names, files);
   SweepAnalysis analysis = analyzeSweep(names, files, state.plan.delays,
                                         pointsOf(state), o.analysis);
+  recordSizing(state, analysis);
+  adviseUnsettled(state, analysis);
   if (!writeSweepJson(state, &analysis, error))
     return fmt::print(stderr, "perfctl: error: {}\n", error), 1;
   std::string message;

@@ -21,7 +21,9 @@ namespace perfcc::perfctl {
 
 /// The sweep subcommand's raw options, before they are checked.
 struct SweepArgs {
-  std::string targets, delays = "0,1us,10us,100us", extrapolate, regex;
+  std::string targets, delays = "auto", extrapolate, regex;
+  std::string budget; ///< --budget: adaptive repeats within this time
+  bool repeatsGiven = false;
   std::string speedup; ///< --speedup: percents; empty: speed bumps
   std::vector<std::string> groups;
   bool wallTime = false;

@@ -390,3 +390,44 @@ TEST(Classify, FlatNoisyDataIsNeverCalledNegative) {
   }
   EXPECT_EQ(negative, 0);
 }
+
+TEST(Classify, AKneeSignificantOnlyBeforeTheCorrectionIsInconclusive) {
+  // A clear knee, but suppose the level Holm's correction sets for this
+  // group were below its p-value: neither "threshold" nor "linear" is safe,
+  // and the verdict says so and what would settle it.
+  SweepAnalysis a = analyzeOne(
+      [](double x) { return 100000 + std::max(0.0, x - 20000); }, 0.01, 3,
+      kFine);
+  GroupAnalysis g = a.groups[0];
+  ASSERT_EQ(g.shape, Shape::Threshold);
+  g.hingeAlpha = g.hinge.pValue / 2;
+  g.hingeTests = 2;
+  classify(g, AnalysisSettings{});
+  EXPECT_EQ(g.shape, Shape::Inconclusive);
+  ASSERT_FALSE(g.evidence.empty());
+  EXPECT_NE(g.evidence.back().find("more repeats will tell"),
+            std::string::npos)
+      << g.evidence.back();
+}
+
+TEST(Classify, NoneNeedsAnIntervalNearZeroOnBothSides) {
+  // The interval includes 0 and stays below 0.2, but reaches -0.6: the
+  // function may well cost throughput when sped up. Not "none".
+  GroupAnalysis g;
+  g.levels.resize(3);
+  g.levels[0].timePerUnitNs.median = 100000;
+  g.levels[1].delayPerUnitNs = 10000;
+  g.levels[2].delayPerUnitNs = 20000;
+  g.line.ok = true;
+  g.line.n = 9;
+  g.line.slope = -0.2;
+  g.line.slopeCI = {-0.6, 0.15};
+  classify(g, AnalysisSettings{});
+  EXPECT_EQ(g.shape, Shape::Inconclusive);
+  EXPECT_NE(g.evidence.back().find("reaches down to -0.60"), std::string::npos)
+      << g.evidence.back();
+  // Narrow around 0: none.
+  g.line.slopeCI = {-0.1, 0.15};
+  classify(g, AnalysisSettings{});
+  EXPECT_EQ(g.shape, Shape::None);
+}

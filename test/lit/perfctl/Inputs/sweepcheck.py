@@ -8,6 +8,9 @@
   sweepcheck.py runs OUT/sweep.json      each run's fields are all there
   sweepcheck.py stdout OUT/sweep.json    each run's stdout, by group and delay
                                          (or speedup)
+  sweepcheck.py sizing OUT/sweep.json    how the sweep sized itself: what
+                                         stopped it, each group's delays,
+                                         repeats and whether it settled
   sweepcheck.py speedup OUT/sweep.json [GROUP:P=GAIN ...]
                                          a speedup sweep: status, runs, each
                                          group's validity and verdict, the
@@ -99,6 +102,24 @@ def main():
         return
     if what == "speedup":
         return speedup(doc, sys.argv[3:])
+    if what == "sizing":
+        settings, sizing = doc["settings"], doc["sizing"]
+        print("delays %s repeats %s" % (settings["delays_chosen"],
+                                        settings["repeats_mode"]))
+        print("stop %s after %d rounds" % (sizing["stop"], sizing["rounds"]))
+        shapes = {g["name"]: g["shape"]
+                  for g in (doc.get("analysis") or {}).get("groups", [])}
+        for g in sizing["groups"]:
+            made = [r for r in runs if r["group"] == g["name"] and r["measured"]]
+            least = min(sum(1 for r in made if r["delay_ns"] == d)
+                        for d in g["delays_ns"])
+            if least != g["repeats"]:
+                fail("%s: %d repeats said, %d made" % (g["name"], g["repeats"],
+                                                       least))
+            print("group %s delays %s repeats %d settled %s %s" % (
+                g["name"], ",".join(g["delays"]), g["repeats"],
+                "yes" if g["settled"] else "no", shapes.get(g["name"], "-")))
+        return
     if what == "order":
         for r in runs:
             print("%s %d %d" % (r["group"] or "unarmed", r["delay_ns"],
