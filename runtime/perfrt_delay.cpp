@@ -203,6 +203,8 @@ void delayExit(ThreadState *t, uint32_t fn, uint64_t now) {
   if (DelayStats *d = t->delays.get(fn, t->arena)) {
     if (d->measuredCalls++ == 0)
       return;
+    d->ownWorkTicks += work;
+    ++d->ownWorkCalls;
     if (d->weight) {
       uint64_t cap = 4 * d->workTicks * 1024 / d->weight;
       work = work < cap ? work : cap;

@@ -50,6 +50,11 @@ struct DelayStats {
   // without the mutex) moves the share by at most a few points.
   uint64_t workTicks;
   uint64_t heldWorkTicks;
+  // The same work, summed without decay or cap over the measured calls:
+  // its mean is what "this function P% faster" takes off a call (perfctl's
+  // --extrapolate P%), the time a virtual speedup shortens too.
+  uint64_t ownWorkTicks;
+  uint64_t ownWorkCalls;
   uint64_t weight; // the decayed count of calls, in 1/1024ths
   uint64_t measuredCalls;
 };

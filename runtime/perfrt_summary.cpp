@@ -117,6 +117,8 @@ void writeWindowDelayProgress(JsonOut &out) {
         sum.paidHolding += d->paidHolding;
         sum.workTicks += d->workTicks;
         sum.heldWorkTicks += d->heldWorkTicks;
+        sum.ownWorkTicks += d->ownWorkTicks;
+        sum.ownWorkCalls += d->ownWorkCalls;
         if (d->worstErrorTicks > sum.worstErrorTicks)
           sum.worstErrorTicks = d->worstErrorTicks;
       }
@@ -140,6 +142,8 @@ void writeWindowDelayProgress(JsonOut &out) {
         .dbl(sum.workTicks ? double(sum.heldWorkTicks) / double(sum.workTicks)
                            : 0.0);
     out.key(key::PaidHolding).u64(sum.paidHolding);
+    out.key(key::WorkNs).u64(durationToNs(sum.ownWorkTicks));
+    out.key(key::WorkCalls).u64(sum.ownWorkCalls);
     out.ch('}');
   }
   out.ch(']');

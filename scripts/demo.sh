@@ -49,14 +49,15 @@ echo "   $trace"
 
 echo "== which subsystem limits the engine's throughput? A speed-bump sweep"
 sub=examples/engine/subsystems
-# Delays comparable to a step (about 1 ms here), and a window that starts
-# after the model and tokenizer are loaded, so the curves measure the step
-# loop and not start-up.
+# The sweep sizes itself: a pilot measures each subsystem's calls per token
+# and chooses its delays, and runs are added until every answer is settled
+# (or the budget is spent). The window starts after the model and tokenizer
+# are loaded, so the curves measure the step loop and not start-up.
 build/bin/perfctl sweep --group scheduler=$sub/scheduler.targets \
   --group block_manager=$sub/block_manager.targets \
   --group sampler=$sub/sampler.targets \
   --group model_runner=$sub/model_runner.targets \
-  --delays 0,250us,500us,1ms --repeats 3 --warmup-ms 400 --progress token \
+  --budget 10m --warmup-ms 400 --progress token \
   --quiet --out "$demo/sweep" -- build/engine-perfcc/bin/engine-bench \
   "$demo/model" --num-seqs 32 --min-input 32 --max-input 96 --min-output 128 \
   --max-output 256 --max-model-len 512 --max-num-batched-tokens 4096 --threads 2

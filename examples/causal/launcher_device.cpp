@@ -6,6 +6,8 @@
 // than device_execute, the device drains its queue, starves, and every
 // further ns of host time counts: a threshold. device_execute is on the
 // critical path throughout (linear).
+// Variants for the real answer: -DLAUNCH_PERCENT=90 (70, 50) does that share
+// of launch's work, -DDEVICE_PERCENT of device_execute's.
 // Throughput: progress point "items" (one per executed item).
 // Usage: launcher_device [items]
 #include "bounded_queue.h"
@@ -24,13 +26,20 @@ constexpr uint64_t HostUnits = 20;
 constexpr uint64_t DeviceUnits = 80;
 constexpr size_t Capacity = 8;
 
+#ifndef LAUNCH_PERCENT
+#define LAUNCH_PERCENT 100
+#endif
+#ifndef DEVICE_PERCENT
+#define DEVICE_PERCENT 100
+#endif
+
 namespace causal {
 
 __attribute__((noinline)) uint64_t launch(uint64_t i) {
-  return burn(HostUnits, i);
+  return burnPercent(HostUnits, LAUNCH_PERCENT, i);
 }
 __attribute__((noinline)) uint64_t device_execute(uint64_t v) {
-  return burn(DeviceUnits, v);
+  return burnPercent(DeviceUnits, DEVICE_PERCENT, v);
 }
 
 } // namespace causal

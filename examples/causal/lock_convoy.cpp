@@ -34,11 +34,11 @@ uint64_t sharedState = 1;
 
 __attribute__((noinline)) void update_shared(uint64_t i) {
   std::lock_guard<std::mutex> hold(shared);
-  sharedState ^= burn(60 * LOCKED_PERCENT / 100, i ^ sharedState);
+  sharedState ^= burnPercent(60, LOCKED_PERCENT, i ^ sharedState);
 }
 
 __attribute__((noinline)) uint64_t prepare_local(uint64_t i) {
-  return burn(20 * LOCAL_PERCENT / 100, i);
+  return burnPercent(20, LOCAL_PERCENT, i);
 }
 
 } // namespace causal

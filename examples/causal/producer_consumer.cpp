@@ -1,9 +1,9 @@
 // Ground truth 2: a producer thread feeds a bounded queue to a slower
 // consumer. The consumer sets the pace: slowing consume_item lowers the
 // throughput linearly, slowing produce_item changes nothing (the queue stays
-// full) until the producer becomes the slower one. Build with
-// -DLIGHT_CONSUMER for the variant whose consumer really is faster, to check
-// a prediction against reality.
+// full) until the producer becomes the slower one. Variants for the real
+// answer: -DCONSUME_PERCENT=90 (70, 50) does that share of consume_item's
+// work, -DPRODUCE_PERCENT of produce_item's.
 // Throughput: progress point "items" (one per consumed item).
 // Usage: producer_consumer [items]
 #include "bounded_queue.h"
@@ -15,11 +15,14 @@
 #include <cstdlib>
 #include <thread>
 
-#ifdef LIGHT_CONSUMER
-constexpr uint64_t ConsumerUnits = 30;
-#else
-constexpr uint64_t ConsumerUnits = 40;
+#ifndef CONSUME_PERCENT
+#define CONSUME_PERCENT 100
 #endif
+#ifndef PRODUCE_PERCENT
+#define PRODUCE_PERCENT 100
+#endif
+
+constexpr uint64_t ConsumerUnits = 40;
 // A quarter of the consumer's work: the producer's slack, three times its own
 // cost, keeps the flat stretch wide on a faster CPU and on a machine where
 // the threads sometimes take turns.
@@ -29,10 +32,10 @@ constexpr size_t Capacity = 16;
 namespace causal {
 
 __attribute__((noinline)) uint64_t produce_item(uint64_t i) {
-  return burn(ProducerUnits, i);
+  return burnPercent(ProducerUnits, PRODUCE_PERCENT, i);
 }
 __attribute__((noinline)) uint64_t consume_item(uint64_t v) {
-  return burn(ConsumerUnits, v);
+  return burnPercent(ConsumerUnits, CONSUME_PERCENT, v);
 }
 
 } // namespace causal

@@ -6,6 +6,8 @@
 //    difference between the two threads. That slack is three times the short
 //    task's own cost, so the flat stretch stays wide on a faster CPU and on
 //    a machine where the threads sometimes take turns.
+// Variants for the real answer: -DSHORT_PERCENT=90 (70, 50) does that share
+// of short_task's work, -DLONG_PERCENT of long_task's.
 // Throughput: progress point "rounds".
 // Usage: two_threads [rounds] [calls per round]
 #include "work.h"
@@ -16,12 +18,21 @@
 #include <cstdlib>
 #include <thread>
 
+#ifndef SHORT_PERCENT
+#define SHORT_PERCENT 100
+#endif
+#ifndef LONG_PERCENT
+#define LONG_PERCENT 100
+#endif
+
 namespace causal {
 
 __attribute__((noinline)) uint64_t short_task(uint64_t i) {
-  return burn(20, i);
+  return burnPercent(20, SHORT_PERCENT, i);
 }
-__attribute__((noinline)) uint64_t long_task(uint64_t i) { return burn(80, i); }
+__attribute__((noinline)) uint64_t long_task(uint64_t i) {
+  return burnPercent(80, LONG_PERCENT, i);
+}
 
 } // namespace causal
 

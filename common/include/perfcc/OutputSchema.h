@@ -180,6 +180,11 @@ constexpr char WorstErrorNs[] = "worst_error_ns";
 // delay paid holding one), and the delayed calls that paid holding one.
 constexpr char HeldShare[] = "held_share";
 constexpr char PaidHolding[] = "paid_holding";
+/// A delayed function's own work (its time less delays and time blocked on
+/// other threads), summed over its calls after each thread's first, and
+/// those calls.
+constexpr char WorkNs[] = "work_ns";
+constexpr char WorkCalls[] = "work_calls";
 // speedup: a virtual speedup (present only in that mode).
 constexpr char Speedup[] = "speedup";
 constexpr char Percent[] = "percent";

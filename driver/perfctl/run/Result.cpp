@@ -85,6 +85,8 @@ std::optional<RunMeasurement> parseSummary(std::string_view text,
       d.requestedNs += u64(f, key::RequestedNs);
       d.deliveredNs += u64(f, key::DeliveredNs);
       d.worstErrorNs = std::max(d.worstErrorNs, dbl(f, key::WorstErrorNs));
+      d.workNs += u64(f, key::WorkNs);
+      d.workCalls += u64(f, key::WorkCalls);
     }
   }
   if (auto it = doc.find(key::Speedup); it != doc.end() && it->is_object()) {
@@ -150,6 +152,8 @@ void mergeMeasurement(RunMeasurement &into, const RunMeasurement &one) {
     d.requestedNs += f.requestedNs;
     d.deliveredNs += f.deliveredNs;
     d.worstErrorNs = std::max(d.worstErrorNs, f.worstErrorNs);
+    d.workNs += f.workNs;
+    d.workCalls += f.workCalls;
   }
   for (const ProgressCount &p : one.progress) {
     ProgressCount &q = byName(into.progress, p.name);
@@ -367,6 +371,11 @@ TargetUse matchTargets(const Selection &selection, const RunMeasurement &m) {
       use.functions.push_back(f.name);
       use.calls += f.calls;
       use.inclusiveNs += f.inclusiveNs;
+      for (const DelayedFunction &d : m.delayed)
+        if (d.name == f.name) {
+          use.workNs += d.workNs;
+          use.workCalls += d.workCalls;
+        }
     }
   }
   for (std::size_t i = 0; i < used.size(); ++i) {

@@ -34,6 +34,9 @@ struct DelayedFunction {
   std::string name;
   std::uint64_t delayedCalls = 0, requestedNs = 0, deliveredNs = 0;
   double worstErrorNs = 0;
+  /// Its own work (time less delays and time blocked on other threads)
+  /// over \c workCalls calls; 0 from a runtime that does not report it.
+  std::uint64_t workNs = 0, workCalls = 0;
 };
 
 struct ProbedFunction {
@@ -139,6 +142,8 @@ struct TargetUse {
   std::vector<std::string> functions;
   std::uint64_t calls = 0;
   double inclusiveNs = 0;
+  /// The delayed targets' own work and the calls it was measured over.
+  std::uint64_t workNs = 0, workCalls = 0;
   std::vector<std::string> unusedPatterns; ///< including patterns, as written
 };
 TargetUse matchTargets(const Selection &selection, const RunMeasurement &m);

@@ -145,6 +145,23 @@ void classify(GroupAnalysis &g, const AnalysisSettings &settings) {
         formatDuration(h.fit.knee), pastKnee));
     return;
   }
+  // Flat before the knee: noise in the few runs there can fake a flat
+  // stretch (a baseline that came out slow, a first delay that came out
+  // fast) under a curve that rises from the start.
+  bool flat = g.flatPart.ok && g.flatPart.slopeCI.hi < settings.flatCeiling;
+  if (shaped && h.pValue < hingeAlpha && pastKnee >= 2 && !flat) {
+    g.shape = Shape::Inconclusive;
+    g.evidence.push_back(fmt::format(
+        "inconclusive: a knee at {} per unit of work, but the stretch before "
+        "it is not shown flat: {}; more repeats will tell (--budget 10m)",
+        formatDuration(h.fit.knee),
+        g.flatPart.ok
+            ? fmt::format("its slope's CI reaches {:.2f} (a flat stretch stays "
+                          "below {:.2f})",
+                          g.flatPart.slopeCI.hi, settings.flatCeiling)
+            : std::string("too few runs on it to fit a slope")));
+    return;
+  }
   if (shaped && h.pValue < hingeAlpha && pastKnee >= 2) {
     g.shape = Shape::Threshold;
     g.passThrough = {h.fit.slope, h.slopeCI};
@@ -243,23 +260,46 @@ void extrapolate(GroupAnalysis &g, const AnalysisSettings &settings,
   double cap = delays.empty() ? 0 : double(delays.back());
   if (g.targetNsPerCall > 0)
     cap = std::min(cap, g.targetNsPerCall);
-  std::vector<std::uint64_t> speedups = settings.speedupsNs;
-  if (speedups.empty()) {
+  // What is asked: per-call speedups in ns, and in percent of a call's own
+  // work, which a real P% faster function saves (the time it sat blocked
+  // on another thread is that thread's).
+  struct Asked {
+    std::uint64_t ns;
+    unsigned percent;
+  };
+  std::vector<Asked> asked;
+  for (std::uint64_t ns : settings.speedupsNs)
+    asked.push_back({ns, 0});
+  double perCall =
+      g.targetWorkNsPerCall > 0 ? g.targetWorkNsPerCall : g.targetNsPerCall;
+  for (unsigned p : settings.speedupPercents)
+    asked.push_back(
+        {perCall > 0 ? std::uint64_t(std::llround(perCall * p / 100.0)) : 0,
+         p});
+  if (asked.empty()) {
     for (std::uint64_t delay : delays)
       if (delay && double(delay) <= cap)
-        speedups.push_back(delay);
-    if (speedups.empty() && cap >= 1)
-      speedups.push_back(std::uint64_t(cap));
+        asked.push_back({delay, 0});
+    if (asked.empty() && cap >= 1)
+      asked.push_back({std::uint64_t(cap), 0});
   }
   double y0 = g.levels.empty() ? NaN : g.levels.front().timePerUnitNs.median;
   g.extrapolations.clear();
-  for (std::uint64_t s : speedups) {
+  for (const Asked &a : asked) {
+    std::uint64_t s = a.ns;
     Extrapolation e;
     e.speedupNs = s;
+    e.percent = a.percent;
     e.usedNs = std::min(double(s), cap);
     e.capped = double(s) > cap;
     e.valid = true;
     e.gainPercent = {0, {0, 0}};
+    if (a.percent && !(perCall > 0)) {
+      e.valid = false;
+      e.note = "no estimate: the targets' time per call is unknown";
+      g.extrapolations.push_back(e);
+      continue;
+    }
     switch (g.shape) {
     case Shape::None:
       e.note = "off the critical path: no gain";
@@ -344,7 +384,7 @@ SweepAnalysis analyzeSweep(const std::vector<std::string> &groupNames,
     g.file = groupFiles[gi];
     std::vector<double> x, y, levelX, baseline;
     std::vector<std::size_t> level;
-    std::vector<double> callsPerUnit, nsPerCall;
+    std::vector<double> callsPerUnit, nsPerCall, workPerCall;
     for (std::uint64_t delay : delays) {
       std::vector<RunPoint> runs;
       for (const RunPoint &p : points)
@@ -382,6 +422,8 @@ SweepAnalysis analyzeSweep(const std::vector<std::string> &groupNames,
           callsPerUnit.push_back(p.delayedCallsPerUnit);
         else if (p.targetNsPerCall > 0)
           nsPerCall.push_back(p.targetNsPerCall);
+        if (!delay && p.targetWorkNsPerCall > 0)
+          workPerCall.push_back(p.targetWorkNsPerCall);
       }
       levelX.push_back(s.delayPerUnitNs);
       g.levels.push_back(s);
@@ -390,6 +432,7 @@ SweepAnalysis analyzeSweep(const std::vector<std::string> &groupNames,
                          ? 0
                          : double(settings.frequency) * median(callsPerUnit);
     g.targetNsPerCall = nsPerCall.empty() ? -1 : median(nsPerCall);
+    g.targetWorkNsPerCall = workPerCall.empty() ? -1 : median(workPerCall);
     g.noisePercent = g.levels.empty() || g.levels[0].delayNs != 0
                          ? NaN
                          : 100 * g.levels[0].timePerUnitNs.robustCV();
@@ -412,6 +455,15 @@ SweepAnalysis analyzeSweep(const std::vector<std::string> &groupNames,
         std::adjacent_find(levelX.begin(), levelX.end()) == levelX.end();
     if (ascending)
       g.hinge = testHinge(x, y, level, levelX, conf, B, rng);
+    if (g.hinge.ok) {
+      std::vector<double> flatX, flatY;
+      for (std::size_t i = 0; i < x.size(); ++i)
+        if (x[i] <= g.hinge.fit.knee * (1 + 1e-9)) {
+          flatX.push_back(x[i]);
+          flatY.push_back(y[i]);
+        }
+      g.flatPart = fitLinear(flatX, flatY, conf);
+    }
     a.groups.push_back(std::move(g));
   }
   // Every group's hinge is a test: with several, correct for their number

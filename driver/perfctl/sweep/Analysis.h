@@ -33,6 +33,9 @@ struct RunPoint {
   double delayPerUnitNs = 0; ///< delivered delay per unit of work
   double delayedCallsPerUnit = 0;
   double targetNsPerCall = -1; ///< mean inclusive time of the targets, or -1
+  /// Their mean own work a call (less delays and time blocked on other
+  /// threads), or -1 when the runtime did not report it.
+  double targetWorkNsPerCall = -1;
 };
 
 struct AnalysisSettings {
@@ -41,10 +44,16 @@ struct AnalysisSettings {
   std::uint64_t seed = 1;
   std::uint64_t frequency = 1;           ///< PERFCC_FREQUENCY of the runs
   std::vector<std::uint64_t> speedupsNs; ///< per call; empty: the delays
+  /// --extrapolate P%: each call P% faster, of the targets' own work a call
+  /// (their inclusive time when the runtime did not report the work).
+  std::vector<unsigned> speedupPercents;
   // Classification thresholds on the pass-through ratio (the slope).
   double linearFloor = 0.8; ///< linear: CI above 0 and reaching this
   double noneCeiling = 0.2; ///< none: CI includes 0 and stays below this
   double maxWidth = 1.0;    ///< wider CIs than this are inconclusive
+  /// A threshold's flat stretch (the runs at or below its knee) must show
+  /// a slope whose CI stays below this: flat, not a rise noise hid.
+  double flatCeiling = 0.5;
 };
 
 /// Negative: slowing the function makes the program faster (the slope's
@@ -70,6 +79,7 @@ struct LevelStats {
 
 struct Extrapolation {
   std::uint64_t speedupNs = 0; ///< asked: each call this much faster
+  unsigned percent = 0;        ///< asked as a percent of the call's work
   double usedNs = 0;           ///< after the cap
   bool capped = false;
   bool valid = false; ///< false: no estimate (inconclusive)
@@ -82,6 +92,9 @@ struct GroupAnalysis {
   std::vector<LevelStats> levels;
   LinearFit line;
   HingeTest hinge;
+  /// The line over the runs at or below the hinge's knee: a threshold's
+  /// flat stretch must be shown flat.
+  LinearFit flatPart;
   /// The level the hinge's p-value must stay under: 1 - confidence for one
   /// group; with several, Holm's step-down level for this group's rank among
   /// the groups' tests (0 once a smaller p-value failed), so that the chance
@@ -96,6 +109,7 @@ struct GroupAnalysis {
   Estimate overheadPercent;  ///< armed zero delay against unarmed
   double callsPerUnit = 0;   ///< calls of the targets per unit of work
   double targetNsPerCall = -1;
+  double targetWorkNsPerCall = -1; ///< own work a call, at delay 0
   /// The smallest slack (knee, per unit of work) another group showed:
   /// what speeding this one up can save at most. Infinite when none did.
   double slackElsewhereNs = std::numeric_limits<double>::infinity();

@@ -1,6 +1,7 @@
 //===- Report.cpp - sweep.json and report.md ------------------------------===//
 #include "sweep/Report.h"
 
+#include "run/CpuPinning.h"
 #include "speedup/Report.h"
 #include "sweep/Progress.h"
 #include "sweep/ReportJson.h"
@@ -80,6 +81,9 @@ json runJson(const SweepState &state, const RunRecord &r) {
     run["delayed_calls_per_unit"] = number(r.delayedCallsPerUnit);
     run["target_ns_per_call"] =
         r.targetNsPerCall >= 0 ? number(r.targetNsPerCall) : json(nullptr);
+    run["target_work_ns_per_call"] = r.targetWorkNsPerCall >= 0
+                                         ? number(r.targetWorkNsPerCall)
+                                         : json(nullptr);
     if (o.speedup) {
       run["virtual_throughput"] = number(o.virtualThroughput);
       run["effective_window_ns"] = number(o.effectiveWindowNs);
@@ -117,6 +121,8 @@ json groupJson(const GroupAnalysis &g) {
   json extrapolations = json::array();
   for (const Extrapolation &e : g.extrapolations)
     extrapolations.push_back({{"speedup_ns", e.speedupNs},
+                              {"percent", e.percent ? json(e.percent)
+                                                    : json(nullptr)},
                               {"used_ns", number(e.usedNs)},
                               {"capped", e.capped},
                               {"valid", e.valid},
@@ -137,6 +143,9 @@ json groupJson(const GroupAnalysis &g) {
           {"calls_per_unit", number(g.callsPerUnit)},
           {"target_ns_per_call",
            g.targetNsPerCall >= 0 ? number(g.targetNsPerCall) : json(nullptr)},
+          {"target_work_ns_per_call", g.targetWorkNsPerCall >= 0
+                                          ? number(g.targetWorkNsPerCall)
+                                          : json(nullptr)},
           {"levels", levels},
           {"fit",
            {{"line", report::line(g.line, "slope")},
@@ -202,6 +211,8 @@ std::string renderSweepJson(const SweepState &state,
       o.adaptive && !state.plan.speedup() ? "adaptive" : "fixed";
   doc["settings"]["budget_s"] = o.budgetS;
   doc["settings"]["ci_width"] = o.targetWidth;
+  doc["settings"]["pin"] =
+      o.pin.empty() ? json(nullptr) : json(formatCpuList(o.pin));
   json sizing = json::array();
   for (std::size_t g = 0; g < state.sizing.size(); ++g) {
     const GroupSizing &gs = state.sizing[g];
@@ -268,6 +279,12 @@ bool writeAtomically(const fs::path &path, const std::string &text,
 }
 
 namespace {
+
+/// "2us", or "10% (2us)" when asked as a percent of the call's work.
+std::string asked(const Extrapolation &e) {
+  return e.percent ? fmt::format("{}% ({})", e.percent, formatDelay(e.speedupNs))
+                   : formatDelay(e.speedupNs);
+}
 
 std::string cell(const Estimate &e, const char *format) {
   if (!std::isfinite(e.value))
@@ -407,9 +424,9 @@ std::string renderMarkdown(const SweepState &state, const SweepAnalysis &a,
       md += e.valid
                 ? fmt::format("| {} | {:+.1f}% | [{:+.1f}%, {:+.1f}%] | "
                               "{} |\n",
-                              formatDelay(e.speedupNs), e.gainPercent.value,
+                              asked(e), e.gainPercent.value,
                               e.gainPercent.ci.lo, e.gainPercent.ci.hi, e.note)
-                : fmt::format("| {} | – | – | {} |\n", formatDelay(e.speedupNs),
+                : fmt::format("| {} | – | – | {} |\n", asked(e),
                               e.note);
   }
   if (!state.warnings.empty()) {

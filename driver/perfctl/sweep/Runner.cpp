@@ -2,6 +2,7 @@
 #include "sweep/Runner.h"
 
 #include "perfcc/Selection.h"
+#include "run/CpuPinning.h"
 #include "run/MachineLoad.h"
 #include "sweep/Progress.h"
 #include "sweep/Report.h"
@@ -206,8 +207,11 @@ int runSweep(SweepState &state) {
     progress.started(description);
     std::string stdoutPath = (folder / "stdout.txt").string();
     std::string stderrPath = (folder / "stderr.txt").string();
-    record.command = runCommand(options.command, environment, stdoutPath,
-                                stderrPath, options.timeoutS);
+    {
+      ScopedAffinity pinned(options.pin);
+      record.command = runCommand(options.command, environment, stdoutPath,
+                                  stderrPath, options.timeoutS);
+    }
     const CommandResult &result = record.command;
     if (!result.started) {
       state.records.push_back(record);
@@ -283,6 +287,9 @@ int runSweep(SweepState &state) {
       TargetUse use = matchTargets(*selections[run.group], *m);
       if (use.calls)
         record.targetNsPerCall = use.inclusiveNs / double(use.calls);
+      if (use.workCalls)
+        record.targetWorkNsPerCall =
+            double(use.workNs) / double(use.workCalls);
     }
     state.records.push_back(record);
     std::string line =
@@ -363,6 +370,7 @@ std::vector<RunPoint> pointsOf(const SweepState &state) {
     p.delayPerUnitNs = record.outcome.delayPerUnitNs;
     p.delayedCallsPerUnit = record.delayedCallsPerUnit;
     p.targetNsPerCall = record.targetNsPerCall;
+    p.targetWorkNsPerCall = record.targetWorkNsPerCall;
     points.push_back(p);
   }
   return points;

@@ -44,7 +44,8 @@ struct SweepOptions {
   ThroughputSpec throughput;
   std::string outDir = "perfctl-out";
   double timeoutS = 0;
-  bool quiet = false; ///< no progress on stderr
+  std::vector<int> pin; ///< --pin: the CPUs the runs may use; empty: any
+  bool quiet = false;   ///< no progress on stderr
   AnalysisSettings analysis;
 };
 
@@ -56,6 +57,7 @@ struct RunRecord {
   RunOutcome outcome;
   double delayedCallsPerUnit = 0;
   double targetNsPerCall = -1; ///< armed runs whose targets ran
+  double targetWorkNsPerCall = -1; ///< their own work a call, if reported
   std::string error;
 };
 

@@ -35,6 +35,9 @@ constexpr double LadderSteps[] = {1.0 / 16, 1.0 / 8, 1.0 / 4,
                                   1.0 / 2,  3.0 / 4, 1.0};
 /// Pilot runs per group (and unarmed controls) before a ladder is chosen.
 constexpr unsigned PilotRepeats = 3;
+/// Pilot controls noisier than this (robust CV, %) get a warning with
+/// run-length guidance.
+constexpr double PilotNoisyPercent = 3.0;
 /// An adaptive sweep stops adding repeats here.
 constexpr unsigned MaxRepeats = 30;
 

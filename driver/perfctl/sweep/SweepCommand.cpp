@@ -9,6 +9,7 @@
 #include "sweep/Plan.h"
 #include "sweep/Plot.h"
 #include "sweep/Report.h"
+#include "run/CpuPinning.h"
 #include "sweep/Progress.h"
 #include "sweep/Runner.h"
 #include "sweep/Sizing.h"
@@ -115,13 +116,17 @@ void addSweepOptions(CLI::App &sweep, SweepArgs &args) {
       ->capture_default_str()
       ->check(CLI::Range(0.5, 0.999));
   sweep.add_option("--extrapolate", args.extrapolate,
-                   "per-call speedups to estimate, like --delays (default: "
+                   "per-call speedups to estimate, like --delays, or in "
+                   "percent of a call's own work: 10%,30%,50% (default: "
                    "the nonzero delays)");
   sweep
       .add_option("--timeout", o.timeoutS,
                   "seconds a run may take, 0: no limit")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  sweep.add_option("--pin", args.pin,
+                   "run the program on these CPUs only (2-3, 0,2): keeps it "
+                   "off cores that other load uses");
   sweep.add_flag("--quiet", o.quiet, "no progress on stderr");
   for (auto [name, type] : {std::pair{"--targets", "FILE"},
                             {"--group", "NAME=FILE"},
@@ -141,7 +146,8 @@ void addSweepOptions(CLI::App &sweep, SweepArgs &args) {
                             {"--bootstrap", "N"},
                             {"--confidence", "C"},
                             {"--extrapolate", "LIST"},
-                            {"--timeout", "SECONDS"}})
+                            {"--timeout", "SECONDS"},
+                            {"--pin", "CPUS"}})
     sweep.get_option(name)->type_name(type);
   sweep.add_option("command", o.command, "the command to run, after --")
       ->required()
@@ -214,6 +220,12 @@ int checkSweepArgs(SweepArgs &args, SweepPlan &plan) {
                       "functions to slow down");
   if (!validateGroups(groups, error))
     return usageError(error);
+  if (!args.pin.empty()) {
+    std::optional<std::vector<int>> cpus = parseCpuList(args.pin, error);
+    if (!cpus)
+      return usageError("--pin: " + error);
+    o.pin = *cpus;
+  }
   if (!args.speedup.empty())
     return checkSpeedupArgs(args, groups, plan);
   o.autoDelays = args.delays == "auto";
@@ -233,13 +245,33 @@ int checkSweepArgs(SweepArgs &args, SweepPlan &plan) {
     o.budgetS = *budget;
   }
   if (!args.extrapolate.empty()) {
-    std::optional<std::vector<std::uint64_t>> speedups =
-        parseDelayList(args.extrapolate, error);
-    if (!speedups)
-      return usageError("--extrapolate: " + error);
-    for (std::uint64_t s : *speedups)
-      if (s)
-        o.analysis.speedupsNs.push_back(s);
+    // Delays per call (2us) and percents of a call's own work (10%) mix.
+    std::string delaysPart, percentPart;
+    for (std::size_t at = 0; at <= args.extrapolate.size();) {
+      std::size_t comma = std::min(args.extrapolate.find(',', at),
+                                   args.extrapolate.size());
+      std::string item = args.extrapolate.substr(at, comma - at);
+      std::string &part = !item.empty() && item.back() == '%' ? percentPart
+                                                                : delaysPart;
+      part += (part.empty() ? "" : ",") + item;
+      at = comma + 1;
+    }
+    if (!delaysPart.empty()) {
+      std::optional<std::vector<std::uint64_t>> speedups =
+          parseDelayList(delaysPart, error);
+      if (!speedups)
+        return usageError("--extrapolate: " + error);
+      for (std::uint64_t s : *speedups)
+        if (s)
+          o.analysis.speedupsNs.push_back(s);
+    }
+    if (!percentPart.empty()) {
+      std::optional<std::vector<unsigned>> percents =
+          parsePercentList(percentPart, error);
+      if (!percents)
+        return usageError("--extrapolate: " + error);
+      o.analysis.speedupPercents = *percents;
+    }
   }
   if (!args.regex.empty()) {
     o.throughput.source = ThroughputSource::Regex;
@@ -317,6 +349,21 @@ int runPilot(SweepState &state) {
     }
   }
   plan.delays.assign(every.begin(), every.end());
+  // Run-length guidance from the pilot's controls: noise this large needs
+  // many repeats to see a delay's effect, and longer runs average it out.
+  std::vector<double> control;
+  for (const RunPoint &p : points)
+    if (p.group < 0)
+      control.push_back(p.timePerUnitNs);
+  double noise = 100 * 1.4826 * mad(control) / median(control);
+  if (noise > PilotNoisyPercent) {
+    state.warnings.push_back(fmt::format(
+        "the pilot's unarmed runs vary by {:.1f}% run to run (robust CV): "
+        "answers will need many repeats; longer runs (more work per run, or "
+        "a longer --window-ms) or a quieter machine lower it",
+        noise));
+    fmt::print(stderr, "perfctl: warning: {}\n", state.warnings.back());
+  }
   // The first repeats: the pilot already made the zero-delay runs and the
   // controls (PilotRepeats of each).
   std::vector<PlannedRun> runs;

@@ -431,3 +431,84 @@ TEST(Classify, NoneNeedsAnIntervalNearZeroOnBothSides) {
   classify(g, AnalysisSettings{});
   EXPECT_EQ(g.shape, Shape::None);
 }
+
+TEST(Extrapolate, PercentIsOfTheCallsOwnWorkNotOfTimeBlocked) {
+  // A linear group whose calls take 60us, 40us of it blocked on another
+  // thread's mutex: "50% faster" saves half of its 20us of work.
+  SweepAnalysis a =
+      analyzeOne([](double x) { return 100000 + x; }, 0.01, 1, kFine);
+  GroupAnalysis g = a.groups[0];
+  ASSERT_EQ(g.shape, Shape::Linear);
+  g.targetNsPerCall = 60000;
+  g.targetWorkNsPerCall = 20000;
+  AnalysisSettings settings;
+  settings.speedupPercents = {10, 50};
+  extrapolate(g, settings, kFine);
+  ASSERT_EQ(g.extrapolations.size(), 2u);
+  const Extrapolation &half = g.extrapolations[1];
+  EXPECT_EQ(half.percent, 50u);
+  EXPECT_EQ(half.speedupNs, 10000u);
+  EXPECT_TRUE(half.valid);
+  // 10us less of 100us per unit: +11.1%.
+  EXPECT_NEAR(half.gainPercent.value, 11.1, 0.6);
+  // From a runtime that does not report the work: of the inclusive time.
+  g.targetWorkNsPerCall = -1;
+  extrapolate(g, settings, kFine);
+  EXPECT_EQ(g.extrapolations[1].speedupNs, 30000u);
+  // Nothing known about the calls: no estimate, said so.
+  g.targetNsPerCall = -1;
+  extrapolate(g, settings, kFine);
+  EXPECT_FALSE(g.extrapolations[1].valid);
+  EXPECT_NE(g.extrapolations[1].note.find("unknown"), std::string::npos);
+}
+
+TEST(Classify, AThresholdNeedsAFlatStretchShownFlat) {
+  // The runs of the demo's scheduler group (on the critical path: truly
+  // linear) in one of ten sweeps, 2026-11-25: the zero-delay runs came out
+  // slow and the first delay's fast, so a hinge with its knee at the first
+  // delay fit better than the line (p = 0.003). Only two levels lie on that
+  // "flat" stretch and their slope's interval reaches above 0.5: not shown
+  // flat, so not a threshold.
+  struct Run {
+    std::uint64_t delayNs;
+    double delayPerUnitNs, timePerUnitNs;
+  };
+  const Run runs[] = {
+      {0, 0, 206508},          {0, 0, 202178},          {0, 0, 186137},
+      {2700000, 222460, 430643}, {3700000, 307181, 498712},
+      {910000, 76042, 248549}, {2700000, 225599, 400541},
+      {3700000, 306941, 481643}, {1800000, 150409, 326984},
+      {1800000, 150398, 326432}, {460000, 38380, 210906},
+      {230000, 19261, 187995}, {910000, 76293, 247425},
+      {230000, 19549, 190267}, {3700000, 310185, 484169},
+      {230000, 19146, 196467}, {460000, 38355, 224192},
+      {910000, 75561, 256951}, {1800000, 148303, 332745},
+      {460000, 38446, 218964}, {2700000, 224884, 410122}};
+  std::vector<RunPoint> points;
+  for (const Run &r : runs) {
+    RunPoint p;
+    p.group = 0;
+    p.delayNs = r.delayNs;
+    p.delayPerUnitNs = r.delayPerUnitNs;
+    p.timePerUnitNs = r.timePerUnitNs;
+    p.throughput = 1e9 / r.timePerUnitNs;
+    p.delayedCallsPerUnit = r.delayNs ? r.delayPerUnitNs / r.delayNs : 0;
+    points.push_back(p);
+  }
+  for (double t : {174069.0, 176399.0, 174356.0}) {
+    RunPoint p;
+    p.timePerUnitNs = t;
+    p.throughput = 1e9 / t;
+    points.push_back(p);
+  }
+  AnalysisSettings settings;
+  settings.resamples = 1000;
+  SweepAnalysis a = analyzeSweep(
+      {"scheduler"}, {"scheduler.targets"},
+      {0, 230000, 460000, 910000, 1800000, 2700000, 3700000}, points,
+      settings);
+  const GroupAnalysis &g = a.groups[0];
+  EXPECT_NE(g.shape, Shape::Threshold) << g.verdict;
+  ASSERT_TRUE(g.flatPart.ok);
+  EXPECT_GE(g.flatPart.slopeCI.hi, settings.flatCeiling);
+}

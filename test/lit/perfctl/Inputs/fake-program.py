@@ -96,6 +96,8 @@ def main():
                    help="exit 1 when PERFCC_DELAY_NS is this")
     p.add_argument("--print-env", action="store_true",
                    help="print the PERFCC_* and SPEED_BUMP_* settings")
+    p.add_argument("--print-affinity", action="store_true",
+                   help="print the CPUs it may run on (perfctl --pin)")
     p.add_argument("--runtime-refuses-delays", action="store_true")
     p.add_argument("--sleep", action="store_true",
                    help="really take the modeled time (for --wall-time)")
@@ -124,6 +126,8 @@ def main():
         sys.stderr.write("perfcc: PERFCC_DELAY_NS='%d': speed bumps are not "
                          "implemented yet\n" % delay_ns)
         sys.exit(2)
+    if a.print_affinity:
+        print("cpus=%s" % ",".join(str(c) for c in sorted(os.sched_getaffinity(0))))
     if a.print_env:
         for name in sorted(os.environ):
             if name.startswith(("PERFCC_", "SPEED_BUMP_")):

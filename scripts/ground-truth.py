@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""perfctl's predictions against the real answer, on the ground-truth suite.
+
+For each case (a function in one of examples/causal/'s programs), builds the
+program with perfcc and its real variants whose function does 10, 30 and
+50% less work (-D<FUNCTION>_PERCENT=90, 70, 50); measures the real program
+speedups (throughput from the progress point, medians of --rounds rounds,
+each round running the base and the variants in a shuffled order); runs
+`perfctl sweep` with speed bumps (self-sized, --extrapolate 10%,30%,50%) and
+with virtual speedups (--speedup 10,30,50); and prints the table of real
+gains, both predictions and their errors in points, then the mean absolute
+error per class and whether every sign was right.
+
+Usage: scripts/ground-truth.py [--rounds N] [--only SUBSTRING] [--out DIR]
+Needs a build (scripts/build.sh) and a quiet machine: the runs are timed.
+Writes DIR/results.json and prints the Markdown table.
+"""
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PERFCC = os.path.join(ROOT, "build", "bin", "perfcc")
+PERFCTL = os.path.join(ROOT, "build", "bin", "perfctl")
+CAUSAL = os.path.join(ROOT, "examples", "causal")
+
+# (class, program, function, variant macro, progress point, extra sweep args)
+CASES = [
+    ("on the path, threads joined", "two_threads", "causal::long_task",
+     "LONG_PERCENT", "rounds", []),
+    ("slack, threads joined", "two_threads", "causal::short_task",
+     "SHORT_PERCENT", "rounds", []),
+    ("on the path, queue", "producer_consumer", "causal::consume_item",
+     "CONSUME_PERCENT", "items", []),
+    ("slack, queue", "producer_consumer", "causal::produce_item",
+     "PRODUCE_PERCENT", "items", []),
+    ("on the path, device", "launcher_device", "causal::device_execute",
+     "DEVICE_PERCENT", "items", []),
+    ("slack, launcher", "launcher_device", "causal::launch",
+     "LAUNCH_PERCENT", "items", []),
+    ("lock-bound", "lock_convoy", "causal::update_shared",
+     "LOCKED_PERCENT", "items", []),
+    ("lock-free beside a lock", "lock_convoy", "causal::prepare_local",
+     "LOCAL_PERCENT", "items", []),
+    ("negative impact", "contention", "causal::poll_stats",
+     "POLL_PERCENT", "items", []),
+    ("hot, --frequency 20", "hot_loop", "causal::step",
+     "STEP_PERCENT", "items", ["--frequency", "20"]),
+    ("sleep, off the CPU", "sleepy", "causal::fetch_record",
+     "FETCH_PERCENT", "items", []),
+]
+LESS_WORK = (10, 30, 50)
+
+
+def build(program, macro, percent, out):
+    exe = os.path.join(out, "%s-%s-%d" % (program, macro or "base", percent))
+    if os.path.exists(exe):
+        return exe
+    cmd = [PERFCC, "-O2", "-g", "-pthread",
+           "--perf-targets=" + os.path.join(CAUSAL, "causal.targets"),
+           os.path.join(CAUSAL, program + ".cpp"), "-o", exe]
+    if macro:
+        cmd.insert(1, "-D%s=%d" % (macro, percent))
+    subprocess.run(cmd, check=True)
+    return exe
+
+
+def throughput(exe, progress, scratch):
+    shutil.rmtree(scratch, ignore_errors=True)
+    env = dict(os.environ, PERFCC_MODE="summary", PERFCC_OUT=scratch)
+    for key in list(env):
+        if key.startswith(("PERFCC_DELAY", "PERFCC_SPEEDUP", "PERFCC_FREQ")):
+            del env[key]
+    subprocess.run([exe], env=env, check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+    [name] = [f for f in os.listdir(scratch) if f.endswith(".summary.json")]
+    with open(os.path.join(scratch, name)) as f:
+        summary = json.load(f)
+    [point] = [p for p in summary["progress"] if p["name"] == progress]
+    return point["rate_per_s"]
+
+
+def real_gains(base, variants, progress, rounds, scratch):
+    """Median throughput of each build over shuffled rounds; the gains."""
+    rates = {exe: [] for exe in [base] + variants}
+    for _ in range(rounds):
+        order = list(rates)
+        random.shuffle(order)
+        for exe in order:
+            rates[exe].append(throughput(exe, progress, scratch))
+    b = statistics.median(rates[base])
+    return [100 * (statistics.median(rates[v]) / b - 1) for v in variants]
+
+
+def sweep(exe, targets, extra, out):
+    shutil.rmtree(out, ignore_errors=True)
+    subprocess.run([PERFCTL, "sweep", "--targets", targets, "--quiet",
+                    "--out", out] + extra + ["--", exe], check=True,
+                   stdout=subprocess.DEVNULL)
+    with open(os.path.join(out, "sweep.json")) as f:
+        return json.load(f)
+
+
+def bump_predictions(doc):
+    [g] = doc["analysis"]["groups"]
+    by = {e["percent"]: e for e in g["extrapolation"] if e.get("percent")}
+    gains = [by[p]["gain_percent"]["value"] if p in by and by[p]["valid"]
+             else None for p in LESS_WORK]
+    return gains, g["shape"]
+
+
+def speedup_predictions(doc):
+    [g] = doc["analysis"]["groups"]
+    by = {l["percent"]: l for l in g["levels"]}
+    gains = [by[p]["gain_percent"]["value"] if p in by and g["valid"]
+             else None for p in LESS_WORK]
+    return gains, g["verdict"]
+
+
+def cell(x):
+    return "–" if x is None else "%+.1f%%" % x
+
+
+def error(pred, real):
+    return None if pred is None else abs(pred - real)
+
+
+def sign_right(pred, real):
+    # A real gain within 1.5 points of 0 has no sign worth judging.
+    return pred is not None and (abs(real) < 1.5 or pred * real > 0)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--only", default="")
+    p.add_argument("--out", default=os.path.join(ROOT, "build", "ground-truth"))
+    p.add_argument("--budget", default="3m", help="of each speed-bump sweep")
+    a = p.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    random.seed(1)
+    results = []
+    for cls, program, function, macro, progress, extra in CASES:
+        if a.only and a.only not in cls and a.only not in program \
+                and a.only not in function:
+            continue
+        started = time.time()
+        base = build(program, None, 100, a.out)
+        variants = [build(program, macro, 100 - less, a.out)
+                    for less in LESS_WORK]
+        real = real_gains(base, variants, progress, a.rounds,
+                          os.path.join(a.out, "scratch"))
+        targets = os.path.join(a.out, macro + ".targets")
+        with open(targets, "w") as f:
+            f.write(function + "\n")
+        common = ["--progress", progress]
+        bumps, shape = bump_predictions(sweep(
+            base, targets, common + extra + [
+                "--budget", a.budget, "--extrapolate",
+                ",".join("%d%%" % x for x in LESS_WORK)],
+            os.path.join(a.out, macro + "-bumps")))
+        virtual, verdict = speedup_predictions(sweep(
+            base, targets, common + ["--speedup",
+                                     ",".join(str(x) for x in LESS_WORK),
+                                     "--repeats", "5"],
+            os.path.join(a.out, macro + "-speedup")))
+        row = {"class": cls, "program": program, "function": function,
+               "less_work_percent": list(LESS_WORK), "real": real,
+               "speed_bumps": bumps, "shape": shape,
+               "virtual_speedups": virtual, "speedup_verdict": verdict,
+               "seconds": time.time() - started}
+        results.append(row)
+        print("%s %s: real %s, bumps %s (%s), virtual %s [%.0f s]" % (
+            program, function, [round(x, 1) for x in real],
+            [None if x is None else round(x, 1) for x in bumps], shape,
+            [None if x is None else round(x, 1) for x in virtual],
+            row["seconds"]), file=sys.stderr)
+        with open(os.path.join(a.out, "results.json"), "w") as f:
+            json.dump(results, f, indent=1)
+
+    print("| class | function | less work | real | speed bumps | virtual "
+          "speedups | error, bumps | error, virtual |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    classes = {}
+    for r in results:
+        for i, less in enumerate(LESS_WORK):
+            real, bump, virt = (r["real"][i], r["speed_bumps"][i],
+                                r["virtual_speedups"][i])
+            eb, ev = error(bump, real), error(virt, real)
+            print("| %s | `%s` | %d%% | %s | %s | %s | %s | %s |" % (
+                r["class"], r["function"].split("::")[-1], less, cell(real),
+                cell(bump), cell(virt),
+                "–" if eb is None else "%.1f" % eb,
+                "–" if ev is None else "%.1f" % ev))
+            c = classes.setdefault(r["class"], {"bump": [], "virtual": [],
+                                                "bump_sign": True,
+                                                "virtual_sign": True})
+            c["bump"].append(eb)
+            c["virtual"].append(ev)
+            c["bump_sign"] &= sign_right(bump, real)
+            c["virtual_sign"] &= sign_right(virt, real)
+    print()
+    print("| class | mean abs. error, bumps | signs | mean abs. error, "
+          "virtual | signs |")
+    print("| --- | ---: | --- | ---: | --- |")
+
+    def mae(errors):
+        known = [e for e in errors if e is not None]
+        return "–" if not known else "%.1f" % (sum(known) / len(known))
+    for cls, c in classes.items():
+        print("| %s | %s | %s | %s | %s |" % (
+            cls, mae(c["bump"]), "right" if c["bump_sign"] else "**wrong**",
+            mae(c["virtual"]),
+            "right" if c["virtual_sign"] else "**wrong**"))
+
+
+if __name__ == "__main__":
+    main()
