@@ -76,18 +76,23 @@ void released(ThreadState *t, uint64_t now) {
         now > t->locks.heldSince ? now - t->locks.heldSince : 0;
 }
 
-/// A condition wait: the mutex is given up for the wait and held again
-/// after; the wait is time blocked on another thread. In a virtual speedup
-/// the thread pays what it owes before it blocks and skips what accrued
-/// while it waited (Coz's rule: it was waiting anyway).
-template <typename Wait> int condWait(Wait wait) {
+/// A wait on another thread: a condition wait (the mutex is given up for
+/// the wait and held again after: \p mutex) or a join. The wait is time
+/// blocked on another thread. In a virtual speedup the thread pays what it
+/// owes before it blocks and skips what accrued while it waited (Coz's
+/// rule: it was waiting anyway). Without that for joins, a thread that
+/// starts workers and joins them would pay, after each join, every delay
+/// inserted while the workers ran, and hold up the next round by exactly
+/// what the speedup took off.
+template <typename Wait> int blockedWait(Wait wait, bool mutex) {
   ThreadState *t = tracked();
   if (!t)
     return wait();
   if (gSpeedup.on)
     speedupCatchUp(t);
   uint64_t before = nowTicks();
-  released(t, before);
+  if (mutex)
+    released(t, before);
   release(t);
   int rc = wait();
   ThreadState *again = acquire();
@@ -97,7 +102,8 @@ template <typename Wait> int condWait(Wait wait) {
   again->locks.blockedTicks += after - before;
   if (gSpeedup.on)
     speedupSkip(again);
-  acquired(again, after);
+  if (mutex)
+    acquired(again, after);
   release(again);
   return rc;
 }
@@ -177,14 +183,16 @@ PERFRT_API int pthread_mutex_unlock(pthread_mutex_t *m) {
 }
 
 namespace {
+using JoinFn = int (*)(pthread_t, void **);
 WaitFn gWait;
 TimedWaitFn gTimedWait;
+JoinFn gJoin;
 } // namespace
 
 PERFRT_API int pthread_cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex) {
   if (__builtin_expect(!gWait, 0))
     gWait = next<WaitFn>("pthread_cond_wait");
-  return condWait([&] { return gWait(cond, mutex); });
+  return blockedWait([&] { return gWait(cond, mutex); }, true);
 }
 
 PERFRT_API int pthread_cond_timedwait(pthread_cond_t *cond,
@@ -192,7 +200,13 @@ PERFRT_API int pthread_cond_timedwait(pthread_cond_t *cond,
                                       const struct timespec *until) {
   if (__builtin_expect(!gTimedWait, 0))
     gTimedWait = next<TimedWaitFn>("pthread_cond_timedwait");
-  return condWait([&] { return gTimedWait(cond, mutex, until); });
+  return blockedWait([&] { return gTimedWait(cond, mutex, until); }, true);
+}
+
+PERFRT_API int pthread_join(pthread_t thread, void **result) {
+  if (__builtin_expect(!gJoin, 0))
+    gJoin = next<JoinFn>("pthread_join");
+  return blockedWait([&] { return gJoin(thread, result); }, false);
 }
 
 PERFRT_NOINSTR_END

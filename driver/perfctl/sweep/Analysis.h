@@ -110,6 +110,10 @@ struct GroupAnalysis {
   double callsPerUnit = 0;   ///< calls of the targets per unit of work
   double targetNsPerCall = -1;
   double targetWorkNsPerCall = -1; ///< own work a call, at delay 0
+  /// The unarmed control's median time per unit of work: the program as it
+  /// runs without the experiment, which a predicted gain is relative to
+  /// (NaN without controls: the armed baseline is used).
+  double unarmedTimePerUnitNs = std::numeric_limits<double>::quiet_NaN();
   /// The smallest slack (knee, per unit of work) another group showed:
   /// what speeding this one up can save at most. Infinite when none did.
   double slackElsewhereNs = std::numeric_limits<double>::infinity();

@@ -196,7 +196,10 @@ TEST(Extrapolate, CappedByTheSlackAnotherGroupShowed) {
   const GroupAnalysis &g = a.groups[0];
   ASSERT_EQ(g.shape, Shape::Linear);
   EXPECT_EQ(g.slackElsewhereGroup, "short");
-  double y0 = g.levels[0].timePerUnitNs.median;
+  // Gains are of the program run without the experiment: the unarmed
+  // control's time per unit.
+  double y0 = g.unarmedTimePerUnitNs;
+  EXPECT_EQ(y0, a.unarmedTimePerUnitNs.median);
   const Extrapolation &small = g.extrapolations[0],
                       &large = g.extrapolations[1];
   EXPECT_EQ(small.note.find("slack"), std::string::npos);
@@ -511,4 +514,23 @@ TEST(Classify, AThresholdNeedsAFlatStretchShownFlat) {
   EXPECT_NE(g.shape, Shape::Threshold) << g.verdict;
   ASSERT_TRUE(g.flatPart.ok);
   EXPECT_GE(g.flatPart.slopeCI.hi, settings.flatCeiling);
+}
+
+TEST(Extrapolate, GainsAreOfTheProgramRunWithoutTheExperiment) {
+  // Armed, the program takes 120us a unit (probes and bookkeeping cost
+  // 20us that no speedup of the function removes); unarmed, 100us. Saving
+  // 10us a unit is +11.1% for the real program, not +9.1%.
+  std::vector<RunPoint> points;
+  addGroup(points, 0, kFine, 5, [](double x) { return 120000 + x; }, 0.002,
+           3);
+  addUnarmed(points, 5, 100000, 0.002, 4);
+  AnalysisSettings settings;
+  settings.resamples = 500;
+  settings.speedupsNs = {10000};
+  SweepAnalysis a =
+      analyzeSweep({"g"}, {"g.targets"}, kFine, points, settings);
+  const GroupAnalysis &g = a.groups[0];
+  ASSERT_EQ(g.shape, Shape::Linear);
+  ASSERT_EQ(g.extrapolations.size(), 1u);
+  EXPECT_NEAR(g.extrapolations[0].gainPercent.value, 11.1, 0.4);
 }
