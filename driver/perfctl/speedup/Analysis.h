@@ -17,6 +17,7 @@
 #include "sweep/Analysis.h"
 #include "sweep/Statistics.h"
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -77,8 +78,13 @@ struct SpeedupAnalysis {
 /// the baseline's speedup to this one, (percent - baselinePercent) points;
 /// the time per unit of work is extrapolated linearly in P back to P = 0:
 ///   gain = (rate / baselineRate - 1) * percent / (percent - baselinePercent).
+/// With \p referenceTimeNs (the unarmed control's time per unit of work),
+/// the gain is the real program's, run without the experiment: the time
+/// per unit saved, (1/baselineRate - 1/rate) scaled the same way, against
+/// the reference: reference / (reference - saved) - 1.
 double speedupGain(double rate, double baselineRate, unsigned percent,
-                   unsigned baselinePercent);
+                   unsigned baselinePercent,
+                   double referenceTimeNs = std::numeric_limits<double>::quiet_NaN());
 
 /// "+26%", "-3%", "+0%" (never "-0%"): the gain rounded to a whole percent.
 std::string formatGain(double percent);

@@ -70,6 +70,14 @@ double truth(double share, unsigned percent) {
   return 100 * (1 / (1 - share * percent / 100.0) - 1);
 }
 
+/// The gain of the program run without the experiment, which takes
+/// \p unarmed ns a unit, when P% faster targets save share * P% of the
+/// armed 100 us a unit (the arming's own cost is not sped up).
+double truthAgainst(double share, unsigned percent, double unarmed) {
+  double saved = 100000 * share * percent / 100.0;
+  return 100 * (unarmed / (unarmed - saved) - 1);
+}
+
 } // namespace
 
 TEST(SpeedupGain, ScalesTheChangeFromTheBaselineToTheWholeSpeedup) {
@@ -107,13 +115,20 @@ TEST(SpeedupAnalysis, CriticalTargetsGainWithTheTruthInsideTheInterval) {
     EXPECT_EQ(c.levels[0].percent, 1u);
     EXPECT_TRUE(std::isnan(c.levels[0].gainPercent.value));
     EXPECT_EQ(c.headlinePercent, 50u);
-    covered += c.headline.ci.contains(truth(0.4, 50));
-    EXPECT_NEAR(c.headline.value, truth(0.4, 50), 3) << "seed " << seed;
-    EXPECT_NEAR(c.levels[2].gainPercent.value, truth(0.4, 25), 3);
+    // Gains are of the program without the experiment: 5% faster than
+    // the armed baseline (the controls' median, 95190 ns a unit), and the
+    // time the targets save is worth more of it.
+    double unarmed = 95000 * 1.002;
+    covered += c.headline.ci.contains(truthAgainst(0.4, 50, unarmed));
+    EXPECT_NEAR(c.headline.value, truthAgainst(0.4, 50, unarmed), 3)
+        << "seed " << seed;
+    EXPECT_NEAR(c.levels[2].gainPercent.value, truthAgainst(0.4, 25, unarmed),
+                3);
     // From 1% to 10% only: a 9-point step, so noisier than the gains.
     EXPECT_EQ(c.slopeToPercent, 10u);
-    EXPECT_NEAR(c.slope.value, 0.4, 0.3);
-    slopeCovered += c.slope.ci.contains(0.4);
+    double share = 0.4 * 100000 / unarmed;
+    EXPECT_NEAR(c.slope.value, share, 0.3);
+    slopeCovered += c.slope.ci.contains(share);
     ASSERT_TRUE(c.line.ok);
     EXPECT_NEAR(-100 * c.line.slope / c.line.intercept, 0.4, 0.05);
     // The baseline's real time per unit against the unarmed control.
@@ -136,7 +151,8 @@ TEST(SpeedupAnalysis, AnswerReadsIfGroupWerePercentFaster) {
   EXPECT_EQ(a.answer, "consumer: +25% [+25%, +25%] if 50% faster; producer: "
                       "+0% [+0%, +0%] if 50% faster");
   EXPECT_EQ(a.groups[1].verdict, "+25% [+25%, +25%] if 50% faster");
-  EXPECT_NEAR(a.groups[1].slope.value, 0.4, 1e-6);
+  // Against the controls (100200 ns a unit: a hair slower than armed).
+  EXPECT_NEAR(a.groups[1].slope.value, 0.4, 0.003);
   EXPECT_EQ(a.ranking, (std::vector<std::size_t>{1, 0}));
   EXPECT_TRUE(a.groups[0].valid);
 }
@@ -155,7 +171,7 @@ TEST(SpeedupAnalysis, AnInvalidRunMarksItsGroupAndRanksItLast) {
   EXPECT_EQ(c.verdict, "invalid: the process loaded a CUDA driver");
   EXPECT_EQ(c.evidence.back(), "invalid: the process loaded a CUDA driver");
   // The numbers are still computed (sweep.json keeps them).
-  EXPECT_NEAR(c.headline.value, 25, 1e-6);
+  EXPECT_NEAR(c.headline.value, truthAgainst(0.4, 50, 100100), 1e-6);
   EXPECT_EQ(a.ranking, (std::vector<std::size_t>{1, 0}));
   EXPECT_EQ(a.answer, "producer: +0% [+0%, +0%] if 50% faster; consumer: "
                       "invalid: the process loaded a CUDA driver");
@@ -196,4 +212,22 @@ TEST(SpeedupAnalysis, ALossIsSaidInWords) {
   addUnarmed(gain, 5, 100000);
   EXPECT_EQ(analyze(gain, {"g"}).groups[0].verdict.find("loss"),
             std::string::npos);
+}
+
+TEST(SpeedupGain, AgainstTheUnarmedProgramWhenItsTimeIsKnown) {
+  // Armed, the time per unit is linear in P: y(P) = 1e9 (1 - 0.004 P) ns,
+  // so P% faster saves 0.4 P% of 1e9 ns. The program without the
+  // experiment takes 0.8e9 ns a unit: the same saving is worth more.
+  auto rate = [](double percent) { return 1 / (1 - 0.004 * percent); };
+  for (unsigned p : {10u, 25u, 50u}) {
+    double saved = 1e9 * 0.004 * p;
+    EXPECT_NEAR(speedupGain(rate(p), rate(1), p, 1, 1e9),
+                100 * (1e9 / (1e9 - saved) - 1), 1e-6)
+        << p;
+    EXPECT_NEAR(speedupGain(rate(p), rate(1), p, 1, 0.8e9),
+                100 * (0.8e9 / (0.8e9 - saved) - 1), 1e-6)
+        << p;
+  }
+  // Saving more than the whole reference: no estimate.
+  EXPECT_TRUE(std::isnan(speedupGain(rate(50), rate(1), 50, 1, 1e8)));
 }
