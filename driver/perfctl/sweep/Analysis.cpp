@@ -132,7 +132,7 @@ void classify(GroupAnalysis &g, const AnalysisSettings &settings) {
         "inconclusive: a knee at {} per unit of work may be there: {} is below "
         "{:.2f} but not below {:.4f}, the level Holm's correction sets for "
         "this test among the {} groups' (with several groups, one would pass "
-        "by chance too often); more repeats will tell (--budget 10m)",
+        "by chance too often); more repeats will tell",
         formatDuration(h.fit.knee), pText(h.pValue, settings.resamples), alpha,
         hingeAlpha, g.hingeTests));
     return;
@@ -153,7 +153,7 @@ void classify(GroupAnalysis &g, const AnalysisSettings &settings) {
     g.shape = Shape::Inconclusive;
     g.evidence.push_back(fmt::format(
         "inconclusive: a knee at {} per unit of work, but the stretch before "
-        "it is not shown flat: {}; more repeats will tell (--budget 10m)",
+        "it is not shown flat: {}; more repeats will tell",
         formatDuration(h.fit.knee),
         g.flatPart.ok
             ? fmt::format("its slope's CI reaches {:.2f} (a flat stretch stays "
