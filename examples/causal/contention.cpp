@@ -67,6 +67,7 @@ int main(int argc, char **argv) {
   });
   worker.join();
   poller.join();
-  std::printf("%llu\n", static_cast<unsigned long long>(made ^ causal::sharedState));
+  std::printf("%llu\n",
+              static_cast<unsigned long long>(made ^ causal::sharedState));
   return 0;
 }

@@ -12,7 +12,8 @@ namespace {
 
 std::optional<int> cpuNumber(std::string_view text) {
   int value = -1;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  auto [end, ec] =
+      std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size() || value < 0 ||
       value >= CPU_SETSIZE)
     return std::nullopt;
@@ -24,8 +25,8 @@ std::optional<int> cpuNumber(std::string_view text) {
 std::optional<std::vector<int>> parseCpuList(std::string_view text,
                                              std::string &error) {
   auto bad = [&](const std::string &why) -> std::optional<std::vector<int>> {
-    error = fmt::format("'{}' is not a CPU list ({}; e.g. 2-3 or 0,2)", text,
-                        why);
+    error =
+        fmt::format("'{}' is not a CPU list ({}; e.g. 2-3 or 0,2)", text, why);
     return std::nullopt;
   };
   if (text.empty())
@@ -36,8 +37,9 @@ std::optional<std::vector<int>> parseCpuList(std::string_view text,
     std::string_view item = text.substr(at, comma - at);
     std::size_t dash = item.find('-');
     std::optional<int> first = cpuNumber(item.substr(0, dash));
-    std::optional<int> last =
-        dash == std::string_view::npos ? first : cpuNumber(item.substr(dash + 1));
+    std::optional<int> last = dash == std::string_view::npos
+                                  ? first
+                                  : cpuNumber(item.substr(dash + 1));
     if (!first || !last)
       return bad(fmt::format("'{}' is not a CPU number or a range", item));
     if (*last < *first)

@@ -129,9 +129,9 @@ SpeedupAnalysis analyzeSpeedups(const std::vector<std::string> &names,
         // lock bookkeeping) adds time no speedup removes, and shrinks every
         // gain measured against the armed baseline.
         double reference = unarmedTimes.empty() ? NaN : median(unarmedTimes);
-        auto gain = [percent, baseline, reference](
-                        const std::vector<double> &here,
-                        const std::vector<double> &base) {
+        auto gain = [percent, baseline,
+                     reference](const std::vector<double> &here,
+                                const std::vector<double> &base) {
           return speedupGain(median(here), median(base), percent, baseline,
                              reference);
         };

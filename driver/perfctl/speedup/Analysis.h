@@ -82,9 +82,10 @@ struct SpeedupAnalysis {
 /// the gain is the real program's, run without the experiment: the time
 /// per unit saved, (1/baselineRate - 1/rate) scaled the same way, against
 /// the reference: reference / (reference - saved) - 1.
-double speedupGain(double rate, double baselineRate, unsigned percent,
-                   unsigned baselinePercent,
-                   double referenceTimeNs = std::numeric_limits<double>::quiet_NaN());
+double
+speedupGain(double rate, double baselineRate, unsigned percent,
+            unsigned baselinePercent,
+            double referenceTimeNs = std::numeric_limits<double>::quiet_NaN());
 
 /// "+26%", "-3%", "+0%" (never "-0%"): the gain rounded to a whole percent.
 std::string formatGain(double percent);

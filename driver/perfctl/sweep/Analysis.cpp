@@ -212,9 +212,9 @@ void classify(GroupAnalysis &g, const AnalysisSettings &settings) {
   // below 0 leaves open that speeding the function up would hurt.
   if (hi < settings.noneCeiling && lo > -settings.noneCeiling) {
     g.shape = Shape::None;
-    g.evidence.push_back(fmt::format(
-        "none: the slope's CI includes 0 and stays within +-{:.2f}",
-        settings.noneCeiling));
+    g.evidence.push_back(
+        fmt::format("none: the slope's CI includes 0 and stays within +-{:.2f}",
+                    settings.noneCeiling));
     return;
   }
   if (hi < settings.noneCeiling) {

@@ -120,14 +120,14 @@ json groupJson(const GroupAnalysis &g) {
                       {"pass_through", estimate(l.passThrough)}});
   json extrapolations = json::array();
   for (const Extrapolation &e : g.extrapolations)
-    extrapolations.push_back({{"speedup_ns", e.speedupNs},
-                              {"percent", e.percent ? json(e.percent)
-                                                    : json(nullptr)},
-                              {"used_ns", number(e.usedNs)},
-                              {"capped", e.capped},
-                              {"valid", e.valid},
-                              {"gain_percent", estimate(e.gainPercent)},
-                              {"note", e.note}});
+    extrapolations.push_back(
+        {{"speedup_ns", e.speedupNs},
+         {"percent", e.percent ? json(e.percent) : json(nullptr)},
+         {"used_ns", number(e.usedNs)},
+         {"capped", e.capped},
+         {"valid", e.valid},
+         {"gain_percent", estimate(e.gainPercent)},
+         {"note", e.note}});
   const HingeTest &h = g.hinge;
   return {{"name", g.name},
           {"file", g.file},
@@ -282,8 +282,9 @@ namespace {
 
 /// "2us", or "10% (2us)" when asked as a percent of the call's work.
 std::string asked(const Extrapolation &e) {
-  return e.percent ? fmt::format("{}% ({})", e.percent, formatDelay(e.speedupNs))
-                   : formatDelay(e.speedupNs);
+  return e.percent
+             ? fmt::format("{}% ({})", e.percent, formatDelay(e.speedupNs))
+             : formatDelay(e.speedupNs);
 }
 
 std::string cell(const Estimate &e, const char *format) {
@@ -426,8 +427,7 @@ std::string renderMarkdown(const SweepState &state, const SweepAnalysis &a,
                               "{} |\n",
                               asked(e), e.gainPercent.value,
                               e.gainPercent.ci.lo, e.gainPercent.ci.hi, e.note)
-                : fmt::format("| {} | – | – | {} |\n", asked(e),
-                              e.note);
+                : fmt::format("| {} | – | – | {} |\n", asked(e), e.note);
   }
   if (!state.warnings.empty()) {
     md += "\n## Warnings\n\n";

@@ -253,8 +253,8 @@ int runSweep(SweepState &state) {
     // A zero-delay run measures what the delays are sized from (--delays
     // auto) and the baseline every delay is compared with: its targets must
     // have run.
-    if (run.armed() && run.delayNs == 0 && !run.speedupPercent &&
-        m->hasDelay && m->delayedCalls == 0)
+    if (run.armed() && run.delayNs == 0 && !run.speedupPercent && m->hasDelay &&
+        m->delayedCalls == 0)
       return fail(record, nothingDelayed(plan.groups[run.group],
                                          *selections[run.group], *m));
     if (run.armed() && (run.delayNs > 0 || run.speedupPercent))
@@ -271,8 +271,7 @@ int runSweep(SweepState &state) {
         std::none_of(state.records.begin(), state.records.end(),
                      [&](const RunRecord &r) {
                        return r.measured && r.plan.group == run.group &&
-                              r.plan.speedupPercent &&
-                              !r.outcome.speedupValid;
+                              r.plan.speedupPercent && !r.outcome.speedupValid;
                      }))
       warnOnce(
           fmt::format("{}: the runtime marks its virtual speedup invalid: {}",
@@ -288,8 +287,7 @@ int runSweep(SweepState &state) {
       if (use.calls)
         record.targetNsPerCall = use.inclusiveNs / double(use.calls);
       if (use.workCalls)
-        record.targetWorkNsPerCall =
-            double(use.workNs) / double(use.workCalls);
+        record.targetWorkNsPerCall = double(use.workNs) / double(use.workCalls);
     }
     state.records.push_back(record);
     std::string line =

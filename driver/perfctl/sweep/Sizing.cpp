@@ -36,7 +36,7 @@ std::optional<double> parseBudget(std::string_view text, std::string &error) {
   if (!digits)
     return bad(text.empty() ? "empty" : "a number and a unit");
   std::string_view unit = text.substr(at);
-  double seconds = unit.empty() || unit == "s"     ? value
+  double seconds = unit.empty() || unit == "s"    ? value
                    : unit == "m" || unit == "min" ? value * 60
                    : unit == "h"                  ? value * 3600
                                                   : -1;

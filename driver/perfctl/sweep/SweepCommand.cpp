@@ -1,6 +1,7 @@
 //===- SweepCommand.cpp - perfctl sweep: its options and its run ---------===//
 #include "sweep/SweepCommand.h"
 
+#include "run/CpuPinning.h"
 #include "speedup/Analysis.h"
 #include "speedup/Plot.h"
 #include "speedup/Report.h"
@@ -8,20 +9,15 @@
 #include "sweep/GroupRanking.h"
 #include "sweep/Plan.h"
 #include "sweep/Plot.h"
-#include "sweep/Report.h"
-#include "run/CpuPinning.h"
 #include "sweep/Progress.h"
+#include "sweep/Report.h"
+#include "sweep/Rounds.h"
 #include "sweep/Runner.h"
 #include "sweep/Sizing.h"
-#include "sweep/Statistics.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
-#include <cmath>
-#include <set>
-
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -234,8 +230,9 @@ int checkSweepArgs(SweepArgs &args, SweepPlan &plan) {
                    : parseDelayList(args.delays, error);
   if (!delays)
     return usageError("--delays: " + error + " (or auto)");
-  if (!o.autoDelays && std::count_if(delays->begin(), delays->end(),
-                                     [](std::uint64_t d) { return d > 0; }) == 0)
+  if (!o.autoDelays &&
+      std::count_if(delays->begin(), delays->end(),
+                    [](std::uint64_t d) { return d > 0; }) == 0)
     return usageError("--delays: needs at least one nonzero delay");
   o.adaptive = !args.budget.empty() || !args.repeatsGiven;
   if (!args.budget.empty()) {
@@ -248,11 +245,11 @@ int checkSweepArgs(SweepArgs &args, SweepPlan &plan) {
     // Delays per call (2us) and percents of a call's own work (10%) mix.
     std::string delaysPart, percentPart;
     for (std::size_t at = 0; at <= args.extrapolate.size();) {
-      std::size_t comma = std::min(args.extrapolate.find(',', at),
-                                   args.extrapolate.size());
+      std::size_t comma =
+          std::min(args.extrapolate.find(',', at), args.extrapolate.size());
       std::string item = args.extrapolate.substr(at, comma - at);
-      std::string &part = !item.empty() && item.back() == '%' ? percentPart
-                                                                : delaysPart;
+      std::string &part =
+          !item.empty() && item.back() == '%' ? percentPart : delaysPart;
       part += (part.empty() ? "" : ",") + item;
       at = comma + 1;
     }
@@ -298,207 +295,6 @@ int checkSweepArgs(SweepArgs &args, SweepPlan &plan) {
   return 0;
 }
 
-/// The delay-0 runs of each group and the unarmed controls, then each
-/// group's ladder from what they measured (--delays auto).
-int runPilot(SweepState &state) {
-  SweepPlan &plan = state.plan;
-  const SweepOptions &o = state.options;
-  std::vector<int> all;
-  for (std::size_t g = 0; g < plan.groups.size(); ++g)
-    all.push_back(int(g));
-  std::vector<PlannedRun> pilot;
-  for (unsigned i = 0; i < PilotRepeats; ++i)
-    for (const PlannedRun &run : roundOf(plan, all, true))
-      pilot.push_back(run);
-  appendShuffled(plan, std::move(pilot), o.seed);
-  if (!o.quiet)
-    fmt::print(stderr,
-               "perfctl: pilot: {} runs at delay 0 ({} per group, and the "
-               "unarmed control) to choose the delays\n",
-               plan.runs.size(), PilotRepeats);
-  if (int rc = runSweep(state))
-    return rc;
-  std::vector<RunPoint> points = pointsOf(state);
-  std::set<std::uint64_t> every;
-  for (std::size_t g = 0; g < plan.groups.size(); ++g) {
-    std::vector<double> times, calls;
-    for (const RunPoint &p : points)
-      if (p.group == int(g)) {
-        times.push_back(p.timePerUnitNs);
-        calls.push_back(p.delayedCallsPerUnit);
-      }
-    Ladder ladder = chooseLadder(median(times), median(calls));
-    if (!ladder.ok) {
-      state.status = "failed";
-      state.error = fmt::format("{}: cannot choose its delays: {}; give "
-                                "--delays",
-                                plan.groups[g].name, ladder.why);
-      std::string ignored;
-      writeSweepJson(state, nullptr, ignored);
-      return 1;
-    }
-    plan.groupDelays.push_back(ladder.delays);
-    every.insert(ladder.delays.begin(), ladder.delays.end());
-    state.sizing[g].ladder = ladder.why;
-    if (!o.quiet) {
-      std::string list;
-      for (std::uint64_t d : ladder.delays)
-        list += (list.empty() ? "" : ",") + formatDelay(d);
-      fmt::print(stderr, "perfctl: {}: delays {} ({})\n",
-                 plan.groups[g].name, list, ladder.why);
-    }
-  }
-  plan.delays.assign(every.begin(), every.end());
-  // Run-length guidance from the pilot's controls: noise this large needs
-  // many repeats to see a delay's effect, and longer runs average it out.
-  std::vector<double> control;
-  for (const RunPoint &p : points)
-    if (p.group < 0)
-      control.push_back(p.timePerUnitNs);
-  double noise = 100 * 1.4826 * mad(control) / median(control);
-  if (noise > PilotNoisyPercent) {
-    state.warnings.push_back(fmt::format(
-        "the pilot's unarmed runs vary by {:.1f}% run to run (robust CV): "
-        "answers will need many repeats; longer runs (more work per run, or "
-        "a longer --window-ms) or a quieter machine lower it",
-        noise));
-    fmt::print(stderr, "perfctl: warning: {}\n", state.warnings.back());
-  }
-  // The first repeats: the pilot already made the zero-delay runs and the
-  // controls (PilotRepeats of each).
-  std::vector<PlannedRun> runs;
-  for (unsigned repeat = 1; repeat <= o.repeats; ++repeat)
-    for (const PlannedRun &run : roundOf(plan, all, true))
-      if (repeat > PilotRepeats || (run.armed() && run.delayNs > 0))
-        runs.push_back(run);
-  appendShuffled(plan, std::move(runs), o.seed + 1);
-  return 0;
-}
-
-/// The runs at each delay of group \p g made so far, at the least.
-unsigned repeatsMade(const SweepState &state, std::size_t g) {
-  unsigned least = ~0u;
-  for (std::uint64_t delay : state.plan.delaysOf(g)) {
-    unsigned n = 0;
-    for (const RunRecord &r : state.records)
-      n += r.measured && r.plan.group == int(g) && r.plan.delayNs == delay;
-    least = std::min(least, n);
-  }
-  return least == ~0u ? 0 : least;
-}
-
-/// Mean seconds of the runs of group \p g (-1: the unarmed control).
-double meanRunSeconds(const SweepState &state, int g) {
-  double sum = 0;
-  unsigned n = 0;
-  for (const RunRecord &r : state.records)
-    if (r.plan.group == g) {
-      sum += r.command.wallNs / 1e9;
-      ++n;
-    }
-  return n ? sum / n : 0;
-}
-
-/// Each group's repeats and whether its answer is settled, from \p analysis.
-void recordSizing(SweepState &state, const SweepAnalysis &analysis) {
-  for (std::size_t g = 0; g < analysis.groups.size(); ++g) {
-    Settled s = isSettled(analysis.groups[g], state.options.targetWidth);
-    GroupSizing &sizing = state.sizing[g];
-    sizing.settled = s.settled;
-    sizing.status = s.why;
-    sizing.repeats = repeatsMade(state, g);
-  }
-}
-
-/// An inconclusive verdict says what would settle it: the runs ended for a
-/// reason the user can change.
-void adviseUnsettled(const SweepState &state, SweepAnalysis &analysis) {
-  const SweepOptions &o = state.options;
-  for (GroupAnalysis &g : analysis.groups) {
-    if (g.shape != Shape::Inconclusive)
-      continue;
-    if (state.stop == stopReasonName(StopReason::Budget))
-      g.verdict += fmt::format("; the {} budget ran out before it settled: "
-                               "give it more (--budget {}m)",
-                               formatSeconds(o.budgetS),
-                               int(std::ceil(o.budgetS * 3 / 60)));
-    else if (state.stop == stopReasonName(StopReason::Fixed))
-      g.verdict += "; more runs would tell: leave out --repeats (adaptive "
-                   "repeats), or add --budget 10m";
-    else if (state.stop == stopReasonName(StopReason::MaxRepeats))
-      g.verdict += fmt::format("; {} repeats did not settle it: the program "
-                               "is too noisy for these delays (longer runs, "
-                               "or --delays with larger ones)",
-                               MaxRepeats);
-  }
-  analysis.answer = answerOf(analysis.groups, analysis.ranking);
-}
-
-/// Every run of the sweep: the pilot (--delays auto), the first repeats,
-/// and, in an adaptive sweep, rounds for the unsettled groups until each is
-/// settled or the budget is spent.
-int runPlannedRuns(SweepState &state, const std::vector<std::string> &names,
-                   const std::vector<std::string> &files) {
-  const SweepOptions &o = state.options;
-  auto start = std::chrono::steady_clock::now();
-  state.sizing.assign(state.plan.groups.size(), GroupSizing{});
-  if (o.autoDelays)
-    if (int rc = runPilot(state))
-      return rc;
-  if (int rc = runSweep(state))
-    return rc;
-  if (!o.adaptive || state.plan.speedup())
-    return 0;
-  for (;;) {
-    SweepAnalysis analysis = analyzeSweep(names, files, state.plan.delays,
-                                          pointsOf(state), o.analysis);
-    std::vector<bool> settled;
-    std::vector<unsigned> repeats;
-    std::vector<double> roundS;
-    std::string unsettled;
-    recordSizing(state, analysis);
-    for (std::size_t g = 0; g < analysis.groups.size(); ++g) {
-      const GroupSizing &sizing = state.sizing[g];
-      settled.push_back(sizing.settled);
-      repeats.push_back(sizing.repeats);
-      roundS.push_back(meanRunSeconds(state, int(g)) *
-                       double(state.plan.delaysOf(g).size()));
-      if (!sizing.settled)
-        unsettled +=
-            (unsettled.empty() ? "" : "; ") + names[g] + ": " + sizing.status;
-    }
-    double elapsedS = std::chrono::duration<double>(
-                          std::chrono::steady_clock::now() - start)
-                          .count();
-    NextRound next = nextRound(settled, repeats, roundS,
-                               meanRunSeconds(state, -1), elapsedS, o.budgetS);
-    if (next.groups.empty()) {
-      state.stop = stopReasonName(next.stop);
-      if (!o.quiet && next.stop != StopReason::Settled)
-        fmt::print(stderr, "perfctl: stopped adding runs ({}) with {} "
-                           "unsettled: {}\n",
-                   next.stop == StopReason::Budget
-                       ? fmt::format("the next round would pass the {} "
-                                     "budget",
-                                     formatSeconds(o.budgetS))
-                       : fmt::format("{} repeats", MaxRepeats),
-                   unsettled.empty() ? "none" : "groups", unsettled);
-      return 0;
-    }
-    ++state.rounds;
-    std::string who;
-    for (int g : next.groups)
-      who += (who.empty() ? "" : ", ") + names[std::size_t(g)];
-    if (!o.quiet)
-      fmt::print(stderr, "perfctl: round {}: another repeat of {} ({})\n",
-                 state.rounds, who, unsettled);
-    appendShuffled(state.plan, roundOf(state.plan, next.groups, true),
-                   o.seed + 1 + state.rounds);
-    if (int rc = runSweep(state))
-      return rc;
-  }
-}
-
 /// Analyses a complete speedup sweep, writes its files, prints the answer.
 int reportSpeedups(SweepState &state, const std::vector<std::string> &names,
                    const std::vector<std::string> &files) {
@@ -542,19 +338,18 @@ int perfcc::perfctl::runSweepCommand(SweepArgs &args) {
                state.plan.runs.size(), state.plan.groups.size(),
                state.plan.delays.size(), o.repeats, o.repeats, o.seed, out);
   else if (!o.quiet)
-    fmt::print(stderr,
-               "perfctl: {} group(s), {}, {} repeats{}, seed {}, into {}\n",
-               state.plan.groups.size(),
-               o.autoDelays ? "delays chosen per group by a pilot"
-                            : fmt::format("{} delays", state.plan.delays.size()),
-               o.repeats,
-               o.adaptive
-                   ? fmt::format(", then more where an answer is unsettled "
+    fmt::print(
+        stderr, "perfctl: {} group(s), {}, {} repeats{}, seed {}, into {}\n",
+        state.plan.groups.size(),
+        o.autoDelays ? "delays chosen per group by a pilot"
+                     : fmt::format("{} delays", state.plan.delays.size()),
+        o.repeats,
+        o.adaptive ? fmt::format(", then more where an answer is unsettled "
                                  "(inconclusive, or a pass-through interval "
                                  "wider than {}) within {}",
                                  o.targetWidth, formatSeconds(o.budgetS))
                    : "",
-               o.seed, out);
+        o.seed, out);
   std::vector<std::string> names, files;
   for (const Group &g : state.plan.groups) {
     names.push_back(g.name);

@@ -203,8 +203,9 @@ TEST(SpeedupAnalysis, ALossIsSaidInWords) {
   const SpeedupGroup &g = a.groups[0];
   EXPECT_LT(g.headline.value, 0);
   EXPECT_LT(g.headline.ci.hi, 0);
-  EXPECT_NE(g.verdict.find("a loss, speeding it up would slow the program down"),
-            std::string::npos)
+  EXPECT_NE(
+      g.verdict.find("a loss, speeding it up would slow the program down"),
+      std::string::npos)
       << g.verdict;
   // A gain reads as before, with no such words.
   std::vector<SpeedupPoint> gain;

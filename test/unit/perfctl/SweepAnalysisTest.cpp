@@ -328,15 +328,16 @@ TEST(Multiplicity, SeveralLinearGroupsRarelyProduceAFalseThreshold) {
   for (int s = 0; s < sweeps; ++s) {
     std::vector<RunPoint> points;
     for (int g = 0; g < 4; ++g)
-      addGroup(points, g, kFine, 3, [](double x) { return 100000 + x; }, 0.05,
-               1000 * s + g);
+      addGroup(
+          points, g, kFine, 3, [](double x) { return 100000 + x; }, 0.05,
+          1000 * s + g);
     addUnarmed(points, 3, 100000, 0.05, 7 + s);
     AnalysisSettings settings;
     settings.resamples = 400;
     settings.seed = s + 1;
-    SweepAnalysis a = analyzeSweep({"a", "b", "c", "d"},
-                                   {"a.t", "b.t", "c.t", "d.t"}, kFine, points,
-                                   settings);
+    SweepAnalysis a =
+        analyzeSweep({"a", "b", "c", "d"}, {"a.t", "b.t", "c.t", "d.t"}, kFine,
+                     points, settings);
     bool any = false;
     for (const GroupAnalysis &g : a.groups) {
       any |= g.shape == Shape::Threshold;
@@ -398,9 +399,9 @@ TEST(Classify, AKneeSignificantOnlyBeforeTheCorrectionIsInconclusive) {
   // A clear knee, but suppose the level Holm's correction sets for this
   // group were below its p-value: neither "threshold" nor "linear" is safe,
   // and the verdict says so and what would settle it.
-  SweepAnalysis a = analyzeOne(
-      [](double x) { return 100000 + std::max(0.0, x - 20000); }, 0.01, 3,
-      kFine);
+  SweepAnalysis a =
+      analyzeOne([](double x) { return 100000 + std::max(0.0, x - 20000); },
+                 0.01, 3, kFine);
   GroupAnalysis g = a.groups[0];
   ASSERT_EQ(g.shape, Shape::Threshold);
   g.hingeAlpha = g.hinge.pValue / 2;
@@ -408,8 +409,7 @@ TEST(Classify, AKneeSignificantOnlyBeforeTheCorrectionIsInconclusive) {
   classify(g, AnalysisSettings{});
   EXPECT_EQ(g.shape, Shape::Inconclusive);
   ASSERT_FALSE(g.evidence.empty());
-  EXPECT_NE(g.evidence.back().find("more repeats will tell"),
-            std::string::npos)
+  EXPECT_NE(g.evidence.back().find("more repeats will tell"), std::string::npos)
       << g.evidence.back();
 }
 
@@ -476,17 +476,27 @@ TEST(Classify, AThresholdNeedsAFlatStretchShownFlat) {
     std::uint64_t delayNs;
     double delayPerUnitNs, timePerUnitNs;
   };
-  const Run runs[] = {
-      {0, 0, 206508},          {0, 0, 202178},          {0, 0, 186137},
-      {2700000, 222460, 430643}, {3700000, 307181, 498712},
-      {910000, 76042, 248549}, {2700000, 225599, 400541},
-      {3700000, 306941, 481643}, {1800000, 150409, 326984},
-      {1800000, 150398, 326432}, {460000, 38380, 210906},
-      {230000, 19261, 187995}, {910000, 76293, 247425},
-      {230000, 19549, 190267}, {3700000, 310185, 484169},
-      {230000, 19146, 196467}, {460000, 38355, 224192},
-      {910000, 75561, 256951}, {1800000, 148303, 332745},
-      {460000, 38446, 218964}, {2700000, 224884, 410122}};
+  const Run runs[] = {{0, 0, 206508},
+                      {0, 0, 202178},
+                      {0, 0, 186137},
+                      {2700000, 222460, 430643},
+                      {3700000, 307181, 498712},
+                      {910000, 76042, 248549},
+                      {2700000, 225599, 400541},
+                      {3700000, 306941, 481643},
+                      {1800000, 150409, 326984},
+                      {1800000, 150398, 326432},
+                      {460000, 38380, 210906},
+                      {230000, 19261, 187995},
+                      {910000, 76293, 247425},
+                      {230000, 19549, 190267},
+                      {3700000, 310185, 484169},
+                      {230000, 19146, 196467},
+                      {460000, 38355, 224192},
+                      {910000, 75561, 256951},
+                      {1800000, 148303, 332745},
+                      {460000, 38446, 218964},
+                      {2700000, 224884, 410122}};
   std::vector<RunPoint> points;
   for (const Run &r : runs) {
     RunPoint p;
@@ -508,8 +518,7 @@ TEST(Classify, AThresholdNeedsAFlatStretchShownFlat) {
   settings.resamples = 1000;
   SweepAnalysis a = analyzeSweep(
       {"scheduler"}, {"scheduler.targets"},
-      {0, 230000, 460000, 910000, 1800000, 2700000, 3700000}, points,
-      settings);
+      {0, 230000, 460000, 910000, 1800000, 2700000, 3700000}, points, settings);
   const GroupAnalysis &g = a.groups[0];
   EXPECT_NE(g.shape, Shape::Threshold) << g.verdict;
   ASSERT_TRUE(g.flatPart.ok);
@@ -521,14 +530,13 @@ TEST(Extrapolate, GainsAreOfTheProgramRunWithoutTheExperiment) {
   // 20us that no speedup of the function removes); unarmed, 100us. Saving
   // 10us a unit is +11.1% for the real program, not +9.1%.
   std::vector<RunPoint> points;
-  addGroup(points, 0, kFine, 5, [](double x) { return 120000 + x; }, 0.002,
-           3);
+  addGroup(
+      points, 0, kFine, 5, [](double x) { return 120000 + x; }, 0.002, 3);
   addUnarmed(points, 5, 100000, 0.002, 4);
   AnalysisSettings settings;
   settings.resamples = 500;
   settings.speedupsNs = {10000};
-  SweepAnalysis a =
-      analyzeSweep({"g"}, {"g.targets"}, kFine, points, settings);
+  SweepAnalysis a = analyzeSweep({"g"}, {"g.targets"}, kFine, points, settings);
   const GroupAnalysis &g = a.groups[0];
   ASSERT_EQ(g.shape, Shape::Linear);
   ASSERT_EQ(g.extrapolations.size(), 1u);

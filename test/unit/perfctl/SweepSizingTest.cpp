@@ -52,9 +52,9 @@ TEST(Ladder, ReachesPastAnySlackWithTwoPointsBeyondEveryKnee) {
   for (double slack = 900; slack <= 9000; slack += 100) {
     long past = std::count_if(ladder.delays.begin(), ladder.delays.end(),
                               [&](std::uint64_t d) { return d > slack; });
-    long below = std::count_if(
-        ladder.delays.begin(), ladder.delays.end(),
-        [&](std::uint64_t d) { return d > 0 && d < slack; });
+    long below =
+        std::count_if(ladder.delays.begin(), ladder.delays.end(),
+                      [&](std::uint64_t d) { return d > 0 && d < slack; });
     EXPECT_GE(past, 2) << "slack " << slack;
     EXPECT_GE(below, 1) << "slack " << slack;
   }

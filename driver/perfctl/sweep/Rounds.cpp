@@ -1,0 +1,219 @@
+//===- Rounds.cpp - a sweep's runs: pilot, first repeats, rounds ----------===//
+#include "sweep/Rounds.h"
+
+#include "sweep/GroupRanking.h"
+#include "sweep/Progress.h"
+#include "sweep/Report.h"
+#include "sweep/Sizing.h"
+#include "sweep/Statistics.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <set>
+
+namespace perfcc::perfctl {
+
+namespace {
+
+/// The delay-0 runs of each group and the unarmed controls, then each
+/// group's ladder from what they measured (--delays auto).
+int runPilot(SweepState &state) {
+  SweepPlan &plan = state.plan;
+  const SweepOptions &o = state.options;
+  std::vector<int> all;
+  for (std::size_t g = 0; g < plan.groups.size(); ++g)
+    all.push_back(int(g));
+  std::vector<PlannedRun> pilot;
+  for (unsigned i = 0; i < PilotRepeats; ++i)
+    for (const PlannedRun &run : roundOf(plan, all, true))
+      pilot.push_back(run);
+  appendShuffled(plan, std::move(pilot), o.seed);
+  if (!o.quiet)
+    fmt::print(stderr,
+               "perfctl: pilot: {} runs at delay 0 ({} per group, and the "
+               "unarmed control) to choose the delays\n",
+               plan.runs.size(), PilotRepeats);
+  if (int rc = runSweep(state))
+    return rc;
+  std::vector<RunPoint> points = pointsOf(state);
+  std::set<std::uint64_t> every;
+  for (std::size_t g = 0; g < plan.groups.size(); ++g) {
+    std::vector<double> times, calls;
+    for (const RunPoint &p : points)
+      if (p.group == int(g)) {
+        times.push_back(p.timePerUnitNs);
+        calls.push_back(p.delayedCallsPerUnit);
+      }
+    Ladder ladder = chooseLadder(median(times), median(calls));
+    if (!ladder.ok) {
+      state.status = "failed";
+      state.error = fmt::format("{}: cannot choose its delays: {}; give "
+                                "--delays",
+                                plan.groups[g].name, ladder.why);
+      std::string ignored;
+      writeSweepJson(state, nullptr, ignored);
+      return 1;
+    }
+    plan.groupDelays.push_back(ladder.delays);
+    every.insert(ladder.delays.begin(), ladder.delays.end());
+    state.sizing[g].ladder = ladder.why;
+    if (!o.quiet) {
+      std::string list;
+      for (std::uint64_t d : ladder.delays)
+        list += (list.empty() ? "" : ",") + formatDelay(d);
+      fmt::print(stderr, "perfctl: {}: delays {} ({})\n", plan.groups[g].name,
+                 list, ladder.why);
+    }
+  }
+  plan.delays.assign(every.begin(), every.end());
+  // Run-length guidance from the pilot's controls: noise this large needs
+  // many repeats to see a delay's effect, and longer runs average it out.
+  std::vector<double> control;
+  for (const RunPoint &p : points)
+    if (p.group < 0)
+      control.push_back(p.timePerUnitNs);
+  double noise = 100 * 1.4826 * mad(control) / median(control);
+  if (noise > PilotNoisyPercent) {
+    state.warnings.push_back(fmt::format(
+        "the pilot's unarmed runs vary by {:.1f}% run to run (robust CV): "
+        "answers will need many repeats; longer runs (more work per run, or "
+        "a longer --window-ms) or a quieter machine lower it",
+        noise));
+    fmt::print(stderr, "perfctl: warning: {}\n", state.warnings.back());
+  }
+  // The first repeats: the pilot already made the zero-delay runs and the
+  // controls (PilotRepeats of each).
+  std::vector<PlannedRun> runs;
+  for (unsigned repeat = 1; repeat <= o.repeats; ++repeat)
+    for (const PlannedRun &run : roundOf(plan, all, true))
+      if (repeat > PilotRepeats || (run.armed() && run.delayNs > 0))
+        runs.push_back(run);
+  appendShuffled(plan, std::move(runs), o.seed + 1);
+  return 0;
+}
+
+/// The runs at each delay of group \p g made so far, at the least.
+unsigned repeatsMade(const SweepState &state, std::size_t g) {
+  unsigned least = ~0u;
+  for (std::uint64_t delay : state.plan.delaysOf(g)) {
+    unsigned n = 0;
+    for (const RunRecord &r : state.records)
+      n += r.measured && r.plan.group == int(g) && r.plan.delayNs == delay;
+    least = std::min(least, n);
+  }
+  return least == ~0u ? 0 : least;
+}
+
+/// Mean seconds of the runs of group \p g (-1: the unarmed control).
+double meanRunSeconds(const SweepState &state, int g) {
+  double sum = 0;
+  unsigned n = 0;
+  for (const RunRecord &r : state.records)
+    if (r.plan.group == g) {
+      sum += r.command.wallNs / 1e9;
+      ++n;
+    }
+  return n ? sum / n : 0;
+}
+
+} // namespace
+
+void recordSizing(SweepState &state, const SweepAnalysis &analysis) {
+  for (std::size_t g = 0; g < analysis.groups.size(); ++g) {
+    Settled s = isSettled(analysis.groups[g], state.options.targetWidth);
+    GroupSizing &sizing = state.sizing[g];
+    sizing.settled = s.settled;
+    sizing.status = s.why;
+    sizing.repeats = repeatsMade(state, g);
+  }
+}
+
+void adviseUnsettled(const SweepState &state, SweepAnalysis &analysis) {
+  const SweepOptions &o = state.options;
+  for (GroupAnalysis &g : analysis.groups) {
+    if (g.shape != Shape::Inconclusive)
+      continue;
+    if (state.stop == stopReasonName(StopReason::Budget))
+      g.verdict += fmt::format("; the {} budget ran out before it settled: "
+                               "give it more (--budget {}m)",
+                               formatSeconds(o.budgetS),
+                               int(std::ceil(o.budgetS * 3 / 60)));
+    else if (state.stop == stopReasonName(StopReason::Fixed))
+      g.verdict += "; more runs would tell: leave out --repeats (adaptive "
+                   "repeats), or add --budget 10m";
+    else if (state.stop == stopReasonName(StopReason::MaxRepeats))
+      g.verdict += fmt::format("; {} repeats did not settle it: the program "
+                               "is too noisy for these delays (longer runs, "
+                               "or --delays with larger ones)",
+                               MaxRepeats);
+  }
+  analysis.answer = answerOf(analysis.groups, analysis.ranking);
+}
+
+int runPlannedRuns(SweepState &state, const std::vector<std::string> &names,
+                   const std::vector<std::string> &files) {
+  const SweepOptions &o = state.options;
+  auto start = std::chrono::steady_clock::now();
+  state.sizing.assign(state.plan.groups.size(), GroupSizing{});
+  if (o.autoDelays)
+    if (int rc = runPilot(state))
+      return rc;
+  if (int rc = runSweep(state))
+    return rc;
+  if (!o.adaptive || state.plan.speedup())
+    return 0;
+  for (;;) {
+    SweepAnalysis analysis = analyzeSweep(names, files, state.plan.delays,
+                                          pointsOf(state), o.analysis);
+    std::vector<bool> settled;
+    std::vector<unsigned> repeats;
+    std::vector<double> roundS;
+    std::string unsettled;
+    recordSizing(state, analysis);
+    for (std::size_t g = 0; g < analysis.groups.size(); ++g) {
+      const GroupSizing &sizing = state.sizing[g];
+      settled.push_back(sizing.settled);
+      repeats.push_back(sizing.repeats);
+      roundS.push_back(meanRunSeconds(state, int(g)) *
+                       double(state.plan.delaysOf(g).size()));
+      if (!sizing.settled)
+        unsettled +=
+            (unsettled.empty() ? "" : "; ") + names[g] + ": " + sizing.status;
+    }
+    double elapsedS =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    NextRound next = nextRound(settled, repeats, roundS,
+                               meanRunSeconds(state, -1), elapsedS, o.budgetS);
+    if (next.groups.empty()) {
+      state.stop = stopReasonName(next.stop);
+      if (!o.quiet && next.stop != StopReason::Settled)
+        fmt::print(stderr,
+                   "perfctl: stopped adding runs ({}) with {} "
+                   "unsettled: {}\n",
+                   next.stop == StopReason::Budget
+                       ? fmt::format("the next round would pass the {} "
+                                     "budget",
+                                     formatSeconds(o.budgetS))
+                       : fmt::format("{} repeats", MaxRepeats),
+                   unsettled.empty() ? "none" : "groups", unsettled);
+      return 0;
+    }
+    ++state.rounds;
+    std::string who;
+    for (int g : next.groups)
+      who += (who.empty() ? "" : ", ") + names[std::size_t(g)];
+    if (!o.quiet)
+      fmt::print(stderr, "perfctl: round {}: another repeat of {} ({})\n",
+                 state.rounds, who, unsettled);
+    appendShuffled(state.plan, roundOf(state.plan, next.groups, true),
+                   o.seed + 1 + state.rounds);
+    if (int rc = runSweep(state))
+      return rc;
+  }
+}
+
+} // namespace perfcc::perfctl
