@@ -137,7 +137,8 @@ void classify(GroupAnalysis &g, const AnalysisSettings &settings) {
         hingeAlpha, g.hingeTests));
     return;
   }
-  if (shaped && h.pValue < hingeAlpha && pastKnee < 2) {
+  bool significant = shaped && h.pValue < hingeAlpha;
+  if (significant && pastKnee < 2) {
     g.shape = Shape::Inconclusive;
     g.evidence.push_back(fmt::format(
         "inconclusive: a knee at {} per unit of work, but only {} delay past "
@@ -149,7 +150,7 @@ void classify(GroupAnalysis &g, const AnalysisSettings &settings) {
   // stretch (a baseline that came out slow, a first delay that came out
   // fast) under a curve that rises from the start.
   bool flat = g.flatPart.ok && g.flatPart.slopeCI.hi < settings.flatCeiling;
-  if (shaped && h.pValue < hingeAlpha && pastKnee >= 2 && !flat) {
+  if (significant && !flat) {
     g.shape = Shape::Inconclusive;
     g.evidence.push_back(fmt::format(
         "inconclusive: a knee at {} per unit of work, but the stretch before "
@@ -162,7 +163,7 @@ void classify(GroupAnalysis &g, const AnalysisSettings &settings) {
             : std::string("too few runs on it to fit a slope")));
     return;
   }
-  if (shaped && h.pValue < hingeAlpha && pastKnee >= 2) {
+  if (significant) {
     g.shape = Shape::Threshold;
     g.passThrough = {h.fit.slope, h.slopeCI};
     g.slackNsPerCall = g.callsPerUnit > 0 ? h.fit.knee / g.callsPerUnit : NaN;

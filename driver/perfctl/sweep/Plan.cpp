@@ -242,6 +242,22 @@ std::vector<PlannedRun> roundOf(const SweepPlan &plan,
   return runs;
 }
 
+std::vector<int> allGroups(const SweepPlan &plan) {
+  std::vector<int> all;
+  for (std::size_t g = 0; g < plan.groups.size(); ++g)
+    all.push_back(int(g));
+  return all;
+}
+
+void appendRounds(SweepPlan &plan, unsigned count, std::uint64_t seed) {
+  std::vector<int> all = allGroups(plan);
+  std::vector<PlannedRun> runs;
+  for (unsigned round = 0; round < count; ++round)
+    for (const PlannedRun &run : roundOf(plan, all, true))
+      runs.push_back(run);
+  appendShuffled(plan, std::move(runs), seed);
+}
+
 SweepPlan makePlan(std::vector<Group> groups, std::vector<std::uint64_t> delays,
                    unsigned repeats, std::uint64_t seed) {
   SweepPlan plan;
@@ -253,14 +269,7 @@ SweepPlan makePlan(std::vector<Group> groups, std::vector<std::uint64_t> delays,
   plan.delays = std::move(delays);
   plan.repeats = repeats;
   plan.seed = seed;
-  std::vector<int> all;
-  for (std::size_t g = 0; g < plan.groups.size(); ++g)
-    all.push_back(int(g));
-  std::vector<PlannedRun> runs;
-  for (unsigned repeat = 1; repeat <= repeats; ++repeat)
-    for (const PlannedRun &run : roundOf(plan, all, true))
-      runs.push_back(run);
-  appendShuffled(plan, std::move(runs), seed);
+  appendRounds(plan, repeats, seed);
   return plan;
 }
 
@@ -277,14 +286,7 @@ SweepPlan makeSpeedupPlan(std::vector<Group> groups,
   plan.speedups = std::move(percents);
   plan.repeats = repeats;
   plan.seed = seed;
-  std::vector<int> all;
-  for (std::size_t g = 0; g < plan.groups.size(); ++g)
-    all.push_back(int(g));
-  std::vector<PlannedRun> runs;
-  for (unsigned repeat = 1; repeat <= repeats; ++repeat)
-    for (const PlannedRun &run : roundOf(plan, all, true))
-      runs.push_back(run);
-  appendShuffled(plan, std::move(runs), seed);
+  appendRounds(plan, repeats, seed);
   return plan;
 }
 

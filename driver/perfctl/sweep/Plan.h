@@ -111,6 +111,13 @@ void appendShuffled(SweepPlan &plan, std::vector<PlannedRun> runs,
 std::vector<PlannedRun> roundOf(const SweepPlan &plan,
                                 const std::vector<int> &groups, bool control);
 
+/// The indices of every group of \p plan.
+std::vector<int> allGroups(const SweepPlan &plan);
+
+/// \p count rounds of every group and the control (roundOf), appended in
+/// one order shuffled with \p seed.
+void appendRounds(SweepPlan &plan, unsigned count, std::uint64_t seed);
+
 /// Every (group, percent, repeat), with BaselinePercent added, and
 /// \p repeats unarmed controls, shuffled with \p seed: the virtual-speedup
 /// sweep (Coz's mode).

@@ -23,14 +23,8 @@ namespace {
 int runPilot(SweepState &state) {
   SweepPlan &plan = state.plan;
   const SweepOptions &o = state.options;
-  std::vector<int> all;
-  for (std::size_t g = 0; g < plan.groups.size(); ++g)
-    all.push_back(int(g));
-  std::vector<PlannedRun> pilot;
-  for (unsigned i = 0; i < PilotRepeats; ++i)
-    for (const PlannedRun &run : roundOf(plan, all, true))
-      pilot.push_back(run);
-  appendShuffled(plan, std::move(pilot), o.seed);
+  // Before the ladders exist, every group's delays are {0}.
+  appendRounds(plan, PilotRepeats, o.seed);
   if (!o.quiet)
     fmt::print(stderr,
                "perfctl: pilot: {} runs at delay 0 ({} per group, and the "
@@ -88,7 +82,7 @@ int runPilot(SweepState &state) {
   // controls (PilotRepeats of each).
   std::vector<PlannedRun> runs;
   for (unsigned repeat = 1; repeat <= o.repeats; ++repeat)
-    for (const PlannedRun &run : roundOf(plan, all, true))
+    for (const PlannedRun &run : roundOf(plan, allGroups(plan), true))
       if (repeat > PilotRepeats || (run.armed() && run.delayNs > 0))
         runs.push_back(run);
   appendShuffled(plan, std::move(runs), o.seed + 1);

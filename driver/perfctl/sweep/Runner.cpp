@@ -236,27 +236,24 @@ int runSweep(SweepState &state) {
     std::optional<RunMeasurement> m = readRunFolder(folder.string(), error);
     if (!m)
       return fail(record, fmt::format("'{}' {}", options.command[0], error));
-    if (run.armed() && (run.delayNs > 0 || run.speedupPercent)) {
+    // Every armed run's targets must have run: a zero-delay run too, since
+    // it is what the delays are sized from (--delays auto) and the baseline
+    // every delay is compared with.
+    if (run.armed()) {
       const Group &group = plan.groups[run.group];
       if (run.speedupPercent) {
         if (std::string why = notSpedUp(group, *selections[run.group], *m);
             !why.empty())
           return fail(record, why);
       } else if (!m->hasDelay) {
-        return fail(record, "the runtime reported no speed bumps (no \"delay\" "
-                            "in its summary): build the program with a "
-                            "perfcc that has them");
+        if (run.delayNs > 0)
+          return fail(record, "the runtime reported no speed bumps (no "
+                              "\"delay\" in its summary): build the program "
+                              "with a perfcc that has them");
       } else if (m->delayedCalls == 0) {
         return fail(record, nothingDelayed(group, *selections[run.group], *m));
       }
     }
-    // A zero-delay run measures what the delays are sized from (--delays
-    // auto) and the baseline every delay is compared with: its targets must
-    // have run.
-    if (run.armed() && run.delayNs == 0 && !run.speedupPercent && m->hasDelay &&
-        m->delayedCalls == 0)
-      return fail(record, nothingDelayed(plan.groups[run.group],
-                                         *selections[run.group], *m));
     if (run.armed() && (run.delayNs > 0 || run.speedupPercent))
       for (const std::string &unused :
            matchTargets(*selections[run.group], *m).unusedPatterns)

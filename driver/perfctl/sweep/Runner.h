@@ -33,10 +33,10 @@ struct SweepOptions {
   std::vector<Group> groups;
   std::vector<std::uint64_t> delays;
   std::vector<unsigned> speedups; ///< --speedup: percents; empty: delays
-  unsigned repeats = 3; ///< fixed, or the first rounds of an adaptive sweep
-  bool autoDelays = false; ///< --delays auto: a pilot chooses each ladder
-  bool adaptive = false;   ///< more rounds until settled or out of budget
-  double budgetS = 600;    ///< --budget, seconds, for the whole sweep
+  unsigned repeats = 3;     ///< fixed, or the first rounds of an adaptive sweep
+  bool autoDelays = false;  ///< --delays auto: a pilot chooses each ladder
+  bool adaptive = false;    ///< more rounds until settled or out of budget
+  double budgetS = 600;     ///< --budget, seconds, for the whole sweep
   double targetWidth = 0.2; ///< --ci-width: settled at most this wide
   std::uint64_t seed = 1;
   std::uint64_t frequency = 1;
@@ -56,7 +56,7 @@ struct RunRecord {
   bool measured = false;
   RunOutcome outcome;
   double delayedCallsPerUnit = 0;
-  double targetNsPerCall = -1; ///< armed runs whose targets ran
+  double targetNsPerCall = -1;     ///< armed runs whose targets ran
   double targetWorkNsPerCall = -1; ///< their own work a call, if reported
   std::string error;
 };
@@ -89,7 +89,7 @@ struct SweepState {
   /// What ended the runs: "fixed" (--repeats without --budget), "settled",
   /// "budget" or "max-repeats".
   std::string stop = "fixed";
-  unsigned rounds = 0; ///< adaptive rounds after the first repeats
+  unsigned rounds = 0;            ///< adaptive rounds after the first repeats
   std::vector<RunRecord> records; ///< the runs made, in order
   std::string status = "running"; ///< running, complete, failed, interrupted
   std::string error;

@@ -7,6 +7,7 @@
 // zero where there is slack; the ranking and the answer follow.
 //
 //===----------------------------------------------------------------------===//
+#include "SyntheticRuns.h"
 #include "sweep/Analysis.h"
 
 #include <gtest/gtest.h>
@@ -18,40 +19,6 @@
 using namespace perfcc::perfctl;
 
 namespace {
-
-/// Runs of one group at \p delays (ns per call, one call per unit of work):
-/// time per unit = model(delay per unit) * (1 + noise * N(0,1)).
-void addGroup(std::vector<RunPoint> &points, int group,
-              const std::vector<std::uint64_t> &delays, unsigned repeats,
-              const std::function<double(double)> &model, double noise,
-              std::uint64_t seed, double callsPerUnit = 1) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> normal;
-  for (std::uint64_t delay : delays)
-    for (unsigned r = 0; r < repeats; ++r) {
-      RunPoint p;
-      p.group = group;
-      p.delayNs = delay;
-      p.delayPerUnitNs = double(delay) * callsPerUnit;
-      p.timePerUnitNs = model(p.delayPerUnitNs) * (1 + noise * normal(rng));
-      p.throughput = 1e9 / p.timePerUnitNs;
-      p.delayedCallsPerUnit = delay ? callsPerUnit : 0;
-      p.targetNsPerCall = 40000 + double(delay);
-      points.push_back(p);
-    }
-}
-
-void addUnarmed(std::vector<RunPoint> &points, unsigned repeats, double base,
-                double noise, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> normal;
-  for (unsigned r = 0; r < repeats; ++r) {
-    RunPoint p;
-    p.timePerUnitNs = base * (1 + noise * normal(rng));
-    p.throughput = 1e9 / p.timePerUnitNs;
-    points.push_back(p);
-  }
-}
 
 const std::vector<std::uint64_t> kDelays = {0, 1000, 10000, 100000};
 const std::vector<std::uint64_t> kFine = {0, 5000, 10000, 20000, 40000, 80000};

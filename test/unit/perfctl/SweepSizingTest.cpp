@@ -7,6 +7,7 @@
 // until settled ends on the right shape.
 //
 //===----------------------------------------------------------------------===//
+#include "SyntheticRuns.h"
 #include "sweep/Sizing.h"
 
 #include <gtest/gtest.h>
@@ -106,33 +107,6 @@ TEST(StoppingRule, SettledBudgetAndMaximum) {
 
 namespace {
 
-/// A synthetic group: time per unit = model(delay per unit) * (1 + noise),
-/// one call per unit, \p repeats runs at each of \p delays.
-void addRuns(std::vector<RunPoint> &points, int group,
-             const std::vector<std::uint64_t> &delays, unsigned repeats,
-             double (*model)(double), double noise, std::mt19937_64 &rng) {
-  std::normal_distribution<double> normal;
-  for (std::uint64_t delay : delays)
-    for (unsigned r = 0; r < repeats; ++r) {
-      RunPoint p;
-      p.group = group;
-      p.delayNs = delay;
-      p.delayPerUnitNs = double(delay);
-      p.timePerUnitNs = model(p.delayPerUnitNs) * (1 + noise * normal(rng));
-      p.throughput = 1e9 / p.timePerUnitNs;
-      p.delayedCallsPerUnit = 1;
-      p.targetNsPerCall = 30000;
-      points.push_back(p);
-    }
-  if (group == 0)
-    for (unsigned r = 0; r < repeats; ++r) {
-      RunPoint p;
-      p.timePerUnitNs = 100000 * (1 + noise * normal(rng));
-      p.throughput = 1e9 / p.timePerUnitNs;
-      points.push_back(p);
-    }
-}
-
 double linear(double x) { return 100000 + x; }
 double slack60us(double x) { return 100000 + std::max(0.0, x - 60000); }
 
@@ -140,10 +114,11 @@ double slack60us(double x) { return 100000 + std::max(0.0, x - 60000); }
 SweepAnalysis sweepUntilSettled(std::uint64_t seed, double noise,
                                 unsigned &repeats) {
   Ladder ladder = chooseLadder(100000, 1);
-  std::mt19937_64 rng(seed);
   std::vector<RunPoint> points;
-  addRuns(points, 0, ladder.delays, 3, linear, noise, rng);
-  addRuns(points, 1, ladder.delays, 3, slack60us, noise, rng);
+  addGroup(points, 0, ladder.delays, 3, linear, noise, seed * 1000);
+  addGroup(points, 1, ladder.delays, 3, slack60us, noise, seed * 1000 + 1);
+  addUnarmed(points, 3, 100000, noise, seed * 1000 + 2);
+  std::uint64_t round = 0;
   std::vector<unsigned> made = {3, 3};
   AnalysisSettings settings;
   settings.resamples = 400;
@@ -159,11 +134,14 @@ SweepAnalysis sweepUntilSettled(std::uint64_t seed, double noise,
       repeats = std::max(made[0], made[1]);
       return a;
     }
+    // Each round's runs draw their own noise, as a new run would.
+    ++round;
     for (int g : next.groups) {
-      addRuns(points, g, ladder.delays, 1, g == 0 ? linear : slack60us, noise,
-              rng);
+      addGroup(points, g, ladder.delays, 1, g == 0 ? linear : slack60us, noise,
+               seed * 1000 + 10 * round + std::uint64_t(g));
       ++made[std::size_t(g)];
     }
+    addUnarmed(points, 1, 100000, noise, seed * 1000 + 10 * round + 9);
   }
 }
 
