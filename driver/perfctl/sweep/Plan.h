@@ -35,9 +35,11 @@ std::string formatDuration(double ns);
 
 /// "0,10,25,50" (or "10%,25%"): virtual speedups in whole percent, sorted,
 /// duplicates and 0 removed (0 is the baseline every speedup sweep runs). A
-/// value above 100, a fraction, or BaselinePercent itself is an error.
+/// value above 100, a fraction, or, when \p speedupSweep, BaselinePercent
+/// itself is an error (--extrapolate's percents have no baseline).
 std::optional<std::vector<unsigned>> parsePercentList(std::string_view text,
-                                                      std::string &error);
+                                                      std::string &error,
+                                                      bool speedupSweep = true);
 
 /// The virtual speedup every speedup sweep runs as its baseline: the
 /// runtime's speedup machinery armed as in every other run, with a

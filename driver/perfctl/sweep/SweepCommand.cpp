@@ -60,11 +60,16 @@ void addSweepOptions(CLI::App &sweep, SweepArgs &args) {
           "the first N before adaptive rounds (default 3, adaptive; 5 with "
           "--speedup)")
       ->check(CLI::Range(1u, 100000u));
-  sweep.add_option("--budget", args.budget,
-                   "adaptive repeats: add rounds to the groups whose answer "
-                   "is unsettled until all are settled or this much time is "
-                   "spent (90s, 5m, 1h; default 10m when --repeats is not "
-                   "given)");
+  sweep.add_option_function<std::string>(
+      "--budget",
+      [&args](const std::string &text) {
+        args.budget = text;
+        args.budgetGiven = true;
+      },
+      "adaptive repeats: add rounds to the groups whose answer "
+      "is unsettled until all are settled or this much time is "
+      "spent (90s, 5m, 1h; default 10m when --repeats is not "
+      "given)");
   sweep
       .add_option("--ci-width", o.targetWidth,
                   "adaptive repeats: a group is settled when its "
@@ -185,7 +190,7 @@ int checkSpeedupArgs(SweepArgs &args, const std::vector<Group> &groups,
   if (!args.extrapolate.empty())
     return usageError("--speedup excludes --extrapolate: each speedup asked "
                       "for is measured, not extrapolated");
-  if (!args.budget.empty())
+  if (args.budgetGiven)
     return usageError("--speedup excludes --budget: adaptive repeats are "
                       "for speed-bump sweeps; --speedup runs --repeats N "
                       "(default 5)");
@@ -234,8 +239,8 @@ int checkSweepArgs(SweepArgs &args, SweepPlan &plan) {
       std::count_if(delays->begin(), delays->end(),
                     [](std::uint64_t d) { return d > 0; }) == 0)
     return usageError("--delays: needs at least one nonzero delay");
-  o.adaptive = !args.budget.empty() || !args.repeatsGiven;
-  if (!args.budget.empty()) {
+  o.adaptive = args.budgetGiven || !args.repeatsGiven;
+  if (args.budgetGiven) {
     std::optional<double> budget = parseBudget(args.budget, error);
     if (!budget)
       return usageError("--budget: " + error);
@@ -264,7 +269,7 @@ int checkSweepArgs(SweepArgs &args, SweepPlan &plan) {
     }
     if (!percentPart.empty()) {
       std::optional<std::vector<unsigned>> percents =
-          parsePercentList(percentPart, error);
+          parsePercentList(percentPart, error, false);
       if (!percents)
         return usageError("--extrapolate: " + error);
       o.analysis.speedupPercents = *percents;

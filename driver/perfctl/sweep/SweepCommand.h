@@ -24,7 +24,7 @@ struct SweepArgs {
   std::string targets, delays = "auto", extrapolate, regex;
   std::string budget; ///< --budget: adaptive repeats within this time
   std::string pin;    ///< --pin: a CPU list
-  bool repeatsGiven = false;
+  bool repeatsGiven = false, budgetGiven = false;
   std::string speedup; ///< --speedup: percents; empty: speed bumps
   std::vector<std::string> groups;
   bool wallTime = false;
