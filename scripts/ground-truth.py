@@ -20,10 +20,11 @@ import json
 import os
 import random
 import shutil
-import statistics
 import subprocess
 import sys
 import time
+
+from real_answer import real_gains
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PERFCC = os.path.join(ROOT, "build", "bin", "perfcc")
@@ -69,33 +70,6 @@ def build(program, macro, percent, out):
         cmd.insert(1, "-D%s=%d" % (macro, percent))
     subprocess.run(cmd, check=True)
     return exe
-
-
-def throughput(exe, progress, scratch):
-    shutil.rmtree(scratch, ignore_errors=True)
-    env = dict(os.environ, PERFCC_MODE="summary", PERFCC_OUT=scratch)
-    for key in list(env):
-        if key.startswith(("PERFCC_DELAY", "PERFCC_SPEEDUP", "PERFCC_FREQ")):
-            del env[key]
-    subprocess.run([exe], env=env, check=True, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL)
-    [name] = [f for f in os.listdir(scratch) if f.endswith(".summary.json")]
-    with open(os.path.join(scratch, name)) as f:
-        summary = json.load(f)
-    [point] = [p for p in summary["progress"] if p["name"] == progress]
-    return point["rate_per_s"]
-
-
-def real_gains(base, variants, progress, rounds, scratch):
-    """Median throughput of each build over shuffled rounds; the gains."""
-    rates = {exe: [] for exe in [base] + variants}
-    for _ in range(rounds):
-        order = list(rates)
-        random.shuffle(order)
-        for exe in order:
-            rates[exe].append(throughput(exe, progress, scratch))
-    b = statistics.median(rates[base])
-    return [100 * (statistics.median(rates[v]) / b - 1) for v in variants]
 
 
 def sweep(exe, targets, extra, out):

@@ -16,6 +16,13 @@
                                          group's validity and verdict, the
                                          ranking, and whether the predicted
                                          gain at P% is within 3 points of GAIN
+  sweepcheck.py against-real OUT/sweep.json REAL.json P
+                                         a speed-bump sweep's answers against
+                                         the real ones (scripts/real_answer.py's
+                                         gains of variants doing P% less work,
+                                         named as the groups): whether each
+                                         prediction at P% is near the real
+                                         gain, and each shape fits it
 
 Checks the file's invariants on the way (every run has its fields, the
 interval holds its estimate) and exits 1 with a message when one fails.
@@ -80,6 +87,62 @@ def speedup(doc, truths):
                                "%+.1f, not near %s" % (value, gain)))
 
 
+# A real gain this close to 0 is slack: the shape must say so.
+SLACK_POINTS = 1.5
+# A real gain this large is a function on the critical path.
+ON_PATH_POINTS = 10.0
+SLACK_SHAPES = ("threshold", "none")
+ON_PATH_SHAPES = ("linear", "sub-linear")
+
+
+def tolerance(real):
+    """How far a prediction may be from the real gain, in points: the real
+    gain is a median of a few timed runs, and a line extrapolated from
+    slowing a function to speeding it up is an estimate."""
+    return 4 + 0.15 * abs(real)
+
+
+def against_real(doc, real_path, percent):
+    with open(real_path) as f:
+        real = json.load(f)
+    groups = {g["name"]: g for g in doc["analysis"]["groups"]}
+    details = []
+    for name, answer in sorted(real["gains"].items()):
+        g = groups[name]
+        gain = answer["gain_percent"]
+        by = {e["percent"]: e for e in g.get("extrapolation", [])
+              if e.get("percent")}
+        e = by.get(percent)
+        predicted = e["gain_percent"]["value"] if e and e["valid"] else None
+        if predicted is None:
+            print("group %s: no prediction at %d%% (%s)" % (
+                name, percent, g["shape"]))
+        elif abs(predicted - gain) <= tolerance(gain):
+            print("group %s prediction near the real gain" % name)
+        else:
+            print("group %s prediction off by %.1f points (at most %.1f)" % (
+                name, abs(predicted - gain), tolerance(gain)))
+        if abs(gain) < SLACK_POINTS:
+            fits, truth = g["shape"] in SLACK_SHAPES, "slack"
+        elif gain > ON_PATH_POINTS:
+            fits, truth = g["shape"] in ON_PATH_SHAPES, "on the path"
+        else:
+            # Partly on the path: any shape may be right; its number decides.
+            fits, truth = True, "partly on the path: judged by its number"
+        print("group %s shape %s the real answer (%s)" % (
+            name, "fits" if fits else "%s does not fit" % g["shape"], truth))
+        details.append("real %s: %d%% less work %+.1f%% (base rates %s, "
+                       "variant's %s); predicted %s, shape %s" % (
+                           name, percent, gain,
+                           " ".join("%.0f" % r for r in real["base_rates"]),
+                           " ".join("%.0f" % r for r in answer["rates"]),
+                           "-" if predicted is None else
+                           "%+.1f%%" % predicted, g["shape"]))
+    # Last, and not for CHECK lines: what a failure's log needs.
+    for line in details:
+        print(line)
+
+
 def main():
     what, path = sys.argv[1], sys.argv[2]
     with open(path) as f:
@@ -102,6 +165,8 @@ def main():
         return
     if what == "speedup":
         return speedup(doc, sys.argv[3:])
+    if what == "against-real":
+        return against_real(doc, sys.argv[3], int(sys.argv[4]))
     if what == "sizing":
         settings, sizing = doc["settings"], doc["sizing"]
         print("delays %s repeats %s" % (settings["delays_chosen"],

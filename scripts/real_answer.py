@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""The real answer: how much faster a program runs when one function does
+less work, measured on its real variants, run side by side.
+
+  real_answer.py --progress POINT [--rounds N] BASE NAME=VARIANT ...
+
+Runs BASE and every VARIANT (executables built with perfcc, run without an
+experiment) in a shuffled order each round, reads each run's throughput at
+the progress point from its summary, and prints one JSON object: for each
+NAME the variant's gain over BASE in percent (median throughput against
+median throughput), with every run's throughput beside it.
+
+The truth a causal profiler is checked against is this one, measured on the
+same machine at the same time, not a number written down on another: on a
+machine whose threads cannot always run side by side (a busy host, a
+scheduler that stacks them on one CPU) a function with slack on paper is on
+the critical path in fact, and a prediction is right only if it says so.
+scripts/ground-truth.py and the ground-truth lit tests both use it.
+"""
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+
+def throughput(exe, progress, scratch):
+    """One run's throughput at the progress point, in units per second."""
+    shutil.rmtree(scratch, ignore_errors=True)
+    env = dict(os.environ, PERFCC_MODE="summary", PERFCC_OUT=scratch)
+    for key in list(env):
+        if key.startswith(("PERFCC_DELAY", "PERFCC_SPEEDUP", "PERFCC_FREQ")):
+            del env[key]
+    subprocess.run([exe], env=env, check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+    [name] = [f for f in os.listdir(scratch) if f.endswith(".summary.json")]
+    with open(os.path.join(scratch, name)) as f:
+        summary = json.load(f)
+    [point] = [p for p in summary["progress"] if p["name"] == progress]
+    return point["rate_per_s"]
+
+
+def measure(base, variants, progress, rounds, scratch):
+    """Every build's throughput over `rounds` shuffled rounds: a dict from
+    executable to its list of rates."""
+    rates = {exe: [] for exe in [base] + list(variants)}
+    for _ in range(rounds):
+        order = list(rates)
+        random.shuffle(order)
+        for exe in order:
+            rates[exe].append(throughput(exe, progress, scratch))
+    return rates
+
+
+def gain_percent(rates, base, variant):
+    return 100 * (statistics.median(rates[variant]) /
+                  statistics.median(rates[base]) - 1)
+
+
+def real_gains(base, variants, progress, rounds, scratch):
+    """The gain of each variant over the base, in percent, in order."""
+    rates = measure(base, variants, progress, rounds, scratch)
+    return [gain_percent(rates, base, v) for v in variants]
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--progress", required=True)
+    p.add_argument("--rounds", type=int, default=7)
+    p.add_argument("base")
+    p.add_argument("variants", nargs="+", metavar="NAME=VARIANT")
+    a = p.parse_args()
+    named = []
+    for spec in a.variants:
+        name, sep, exe = spec.partition("=")
+        if not sep or not name or not exe:
+            sys.exit("real_answer.py: %r: expected NAME=VARIANT" % spec)
+        named.append((name, exe))
+    random.seed(1)
+    scratch = tempfile.mkdtemp(prefix="real-answer.")
+    try:
+        rates = measure(a.base, [exe for _, exe in named], a.progress,
+                        a.rounds, scratch)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    json.dump({
+        "progress": a.progress,
+        "rounds": a.rounds,
+        "base_rates": rates[a.base],
+        "gains": {name: {"gain_percent": gain_percent(rates, a.base, exe),
+                         "rates": rates[exe]} for name, exe in named},
+    }, sys.stdout, indent=1)
+    print()
+
+
+if __name__ == "__main__":
+    main()
