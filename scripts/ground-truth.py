@@ -5,11 +5,14 @@ For each case (a function in one of examples/causal/'s programs), builds the
 program with perfcc and its real variants whose function does 10, 30 and
 50% less work (-D<FUNCTION>_PERCENT=90, 70, 50); measures the real program
 speedups (throughput from the progress point, medians of --rounds rounds,
-each round running the base and the variants in a shuffled order); runs
-`perfctl sweep` with speed bumps (self-sized, --extrapolate 10%,30%,50%) and
-with virtual speedups (--speedup 10,30,50); and prints the table of real
-gains, both predictions and their errors in points, then the mean absolute
-error per class and whether every sign was right.
+each round running the base and the variants in a shuffled order); measures
+how much less own work per call each variant really does (armed runs at zero
+delay: a variant built to do 50% less of a loop can do more or less than 50%
+less of the whole call); runs `perfctl sweep` with speed bumps (self-sized,
+--extrapolate at the achieved percentages) and with virtual speedups
+(--speedup at the same); and prints the table of real gains, both
+predictions and their errors in points, then the mean absolute error per
+class and whether every sign was right.
 
 Usage: scripts/ground-truth.py [--rounds N] [--only SUBSTRING] [--out DIR]
 Needs a build (scripts/build.sh) and a quiet machine: the runs are timed.
@@ -24,7 +27,7 @@ import subprocess
 import sys
 import time
 
-from real_answer import real_gains
+from real_answer import achieved_less_work, real_gains
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PERFCC = os.path.join(ROOT, "build", "bin", "perfcc")
@@ -81,20 +84,27 @@ def sweep(exe, targets, extra, out):
         return json.load(f)
 
 
-def bump_predictions(doc):
+def bump_predictions(doc, percents):
     [g] = doc["analysis"]["groups"]
     by = {e["percent"]: e for e in g["extrapolation"] if e.get("percent")}
     gains = [by[p]["gain_percent"]["value"] if p in by and by[p]["valid"]
-             else None for p in LESS_WORK]
+             else None for p in percents]
     return gains, g["shape"]
 
 
-def speedup_predictions(doc):
+def speedup_predictions(doc, percents):
     [g] = doc["analysis"]["groups"]
     by = {l["percent"]: l for l in g["levels"]}
     gains = [by[p]["gain_percent"]["value"] if p in by and g["valid"]
-             else None for p in LESS_WORK]
+             else None for p in percents]
     return gains, g["verdict"]
+
+
+def asked_percents(achieved):
+    """The whole percentages perfctl is asked about: each variant's achieved
+    share, at least 1% (a variant that achieved nothing is asked at 1%:
+    its real gain should then be near 0 too)."""
+    return [max(1, min(99, int(round(x)))) for x in achieved]
 
 
 def cell(x):
@@ -133,42 +143,53 @@ def main():
         targets = os.path.join(a.out, macro + ".targets")
         with open(targets, "w") as f:
             f.write(function + "\n")
+        frequency = int(extra[extra.index("--frequency") + 1]) \
+            if "--frequency" in extra else 1
+        achieved = achieved_less_work(base, variants, targets, frequency, 3,
+                                      os.path.join(a.out, "scratch"))
+        asked = asked_percents(achieved)
         common = ["--progress", progress]
         bumps, shape = bump_predictions(sweep(
             base, targets, common + extra + [
                 "--budget", a.budget, "--extrapolate",
-                ",".join("%d%%" % x for x in LESS_WORK)],
-            os.path.join(a.out, macro + "-bumps")))
+                ",".join("%d%%" % x for x in sorted(set(asked)))],
+            os.path.join(a.out, macro + "-bumps")), asked)
         virtual, verdict = speedup_predictions(sweep(
             base, targets, common + ["--speedup",
-                                     ",".join(str(x) for x in LESS_WORK),
+                                     ",".join(str(x)
+                                              for x in sorted(set(asked))),
                                      "--repeats", "5"],
-            os.path.join(a.out, macro + "-speedup")))
+            os.path.join(a.out, macro + "-speedup")), asked)
         row = {"class": cls, "program": program, "function": function,
-               "less_work_percent": list(LESS_WORK), "real": real,
+               "less_work_percent": list(LESS_WORK),
+               "achieved_percent": achieved, "asked_percent": asked,
+               "real": real,
                "speed_bumps": bumps, "shape": shape,
                "virtual_speedups": virtual, "speedup_verdict": verdict,
                "seconds": time.time() - started}
         results.append(row)
-        print("%s %s: real %s, bumps %s (%s), virtual %s [%.0f s]" % (
-            program, function, [round(x, 1) for x in real],
+        print("%s %s: achieved %s, real %s, bumps %s (%s), virtual %s "
+              "[%.0f s]" % (
+            program, function, [round(x, 1) for x in achieved],
+            [round(x, 1) for x in real],
             [None if x is None else round(x, 1) for x in bumps], shape,
             [None if x is None else round(x, 1) for x in virtual],
             row["seconds"]), file=sys.stderr)
         with open(os.path.join(a.out, "results.json"), "w") as f:
             json.dump(results, f, indent=1)
 
-    print("| class | function | less work | real | speed bumps | virtual "
-          "speedups | error, bumps | error, virtual |")
-    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| class | function | less work (built) | achieved | real | speed "
+          "bumps | virtual speedups | error, bumps | error, virtual |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     classes = {}
     for r in results:
         for i, less in enumerate(LESS_WORK):
             real, bump, virt = (r["real"][i], r["speed_bumps"][i],
                                 r["virtual_speedups"][i])
             eb, ev = error(bump, real), error(virt, real)
-            print("| %s | `%s` | %d%% | %s | %s | %s | %s | %s |" % (
-                r["class"], r["function"].split("::")[-1], less, cell(real),
+            print("| %s | `%s` | %d%% | %d%% | %s | %s | %s | %s | %s |" % (
+                r["class"], r["function"].split("::")[-1], less,
+                r["asked_percent"][i], cell(real),
                 cell(bump), cell(virt),
                 "–" if eb is None else "%.1f" % eb,
                 "–" if ev is None else "%.1f" % ev))

@@ -44,6 +44,38 @@ def throughput(exe, progress, scratch):
     return point["rate_per_s"]
 
 
+def own_work_per_call(exe, targets, frequency, scratch):
+    """The selected function's own time per call, in ns, from one run armed
+    at zero delay: time less delays and less time blocked on other threads
+    (the runtime's work_ns / work_calls), the same measure perfctl's
+    --extrapolate P% and --speedup P take P% of."""
+    shutil.rmtree(scratch, ignore_errors=True)
+    env = dict(os.environ, PERFCC_MODE="summary", PERFCC_OUT=scratch,
+               PERFCC_DELAY_TARGETS=targets, PERFCC_DELAY_NS="0",
+               PERFCC_FREQUENCY=str(frequency))
+    env.pop("PERFCC_SPEEDUP_PERCENT", None)
+    subprocess.run([exe], env=env, check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+    [name] = [f for f in os.listdir(scratch) if f.endswith(".summary.json")]
+    with open(os.path.join(scratch, name)) as f:
+        summary = json.load(f)
+    work = sum(fn["work_ns"] for fn in summary["delay"]["functions"])
+    calls = sum(fn["work_calls"] for fn in summary["delay"]["functions"])
+    return work / calls
+
+
+def achieved_less_work(base, variants, targets, frequency, runs, scratch):
+    """How much less own work per call each variant really does than the
+    base, in percent (medians of `runs` armed runs each). A variant built to
+    do 50% less of a loop does less or more than 50% less of the whole call:
+    the call has a fixed part (a futex wake-up under a lock, the probes'
+    own cost), and the compiler may unroll a shorter loop differently."""
+    work = {exe: statistics.median(
+        own_work_per_call(exe, targets, frequency, scratch)
+        for _ in range(runs)) for exe in [base] + list(variants)}
+    return [100 * (1 - work[v] / work[base]) for v in variants]
+
+
 def measure(base, variants, progress, rounds, scratch):
     """Every build's throughput over `rounds` shuffled rounds: a dict from
     executable to its list of rates."""
