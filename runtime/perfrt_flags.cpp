@@ -63,6 +63,11 @@ bool parseFlags(Flags &flags, std::string &error,
 
   if (flags.out.empty())
     return error = "perfcc: PERFCC_OUT='': expected a folder", false;
+  if (flags.traceKeep == TraceKeep::Last && flags.traceMaxMb == 0)
+    return error = "perfcc: PERFCC_TRACE_KEEP='last' with "
+                   "PERFCC_TRACE_MAX_MB=0: keeping the last calls needs a "
+                   "size to keep (PERFCC_TRACE_MAX_MB, in MiB)",
+           false;
   if (flags.frequency == 0)
     return error = bad("PERFCC_FREQUENCY", "0", "expected at least 1"), false;
   if (flags.bufferMb == 0)

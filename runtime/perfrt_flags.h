@@ -22,6 +22,8 @@ namespace perfrt {
 enum class Mode { Trace, Summary, Off };
 enum class Cupti { Auto, On, Off };
 enum class ClockChoice { Auto, Tsc, Monotonic };
+/// Which spans the trace keeps once PERFCC_TRACE_MAX_MB is reached.
+enum class TraceKeep { First, Last };
 
 /// A path setting, as plain data (fixed size), so the runtime's global state
 /// is constant-initialized and never destroyed: the exit-time flush runs
@@ -113,6 +115,15 @@ struct Clock {
         {"auto", Value::Auto},
         {"tsc", Value::Tsc},
         {"monotonic", Value::Monotonic}};
+    return detail::parseChoice(s, choices, v);
+  }
+};
+struct Keep {
+  using Value = TraceKeep;
+  static constexpr const char *expected = "expected first or last";
+  static constexpr bool parse(const char *s, Value &v) {
+    constexpr detail::Choice<Value> choices[] = {{"first", Value::First},
+                                                 {"last", Value::Last}};
     return detail::parseChoice(s, choices, v);
   }
 };

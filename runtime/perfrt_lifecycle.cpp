@@ -17,6 +17,7 @@ PERFRT_NOINSTR_BEGIN
 #include "perfrt_gpu_output.h"
 #include "perfrt_gpu_store.h"
 #include "perfrt_locks.h"
+#include "perfrt_output_files.h"
 #include "perfrt_progress.h"
 #include "perfrt_record.h"
 #include "perfrt_registry.h"
@@ -53,7 +54,10 @@ void writeStderr(const std::string &line) {
   (void)ignored;
 }
 
-const char *plainGetenv(const char *name) { return std::getenv(name); }
+// secure_getenv: a setuid or setgid program ignores the settings (and runs
+// with the defaults), so an unprivileged caller cannot point a privileged
+// program's output at a file of its choosing.
+const char *settingsGetenv(const char *name) { return secure_getenv(name); }
 
 void onSignal(int sig) {
   runtimeFinish(true);
@@ -74,6 +78,34 @@ void installSignalHandler(int sig) {
   sigaction(sig, &sa, nullptr);
 }
 
+/// One line per reason calls are in the summary but not in the trace, with
+/// the setting that would have kept them: a long run that filled its caps
+/// should not find out by reading the metadata.
+void warnDroppedSpans() {
+  uint64_t memory = 0;
+  for (ThreadState *t = allThreads(); t; t = t->next)
+    memory += t->droppedSpans;
+  uint64_t disk = traceDroppedSpans();
+  if (disk)
+    writeStderr(
+        "perfcc: " + std::to_string(disk) +
+        " calls are in the summary but not in the trace: PERFCC_TRACE_MAX_MB=" +
+        std::to_string(gRt.flags.traceMaxMb) +
+        (gRt.flags.traceKeep == TraceKeep::Last
+             ? " was reached and the trace keeps the run's last calls; raise "
+               "it to keep more"
+             : " was reached and the trace keeps the run's first calls; "
+               "PERFCC_TRACE_KEEP=last keeps its last ones, a larger "
+               "PERFCC_TRACE_MAX_MB more of them"));
+  if (memory)
+    writeStderr("perfcc: " + std::to_string(memory) +
+                " calls are in the summary but not in the trace: the writer "
+                "fell behind and PERFCC_BUFFER_MB=" +
+                std::to_string(gRt.flags.bufferMb) +
+                " filled; raise it, or record fewer functions "
+                "(PERFCC_TARGETS)");
+}
+
 void afterForkInChild() {
   gRt.pid = getpid();
   threadsAfterFork();
@@ -85,7 +117,7 @@ void afterForkInChild() {
 
 void initOnceBody() {
   std::string error;
-  if (!parseFlags(gRt.flags, error, plainGetenv)) {
+  if (!parseFlags(gRt.flags, error, settingsGetenv)) {
     writeStderr(error);
     _exit(2);
   }
@@ -134,6 +166,16 @@ void initOnceBody() {
   // Last: with PERFCC_CUPTI=on it may refuse to start, and it must see the
   // settings above.
   gpuAttachInit();
+  // Before main, after every setting is known good (so a refused setting
+  // leaves no folder behind): a run whose output cannot be written stops
+  // here, not after it has run for an hour.
+  if (gRt.flags.mode != Mode::Off) {
+    std::string problem = checkOutputDir();
+    if (!problem.empty()) {
+      writeStderr(problem);
+      _exit(2);
+    }
+  }
   gRt.state.store(Lifecycle::Running);
   gRt.recording.store(gRt.flags.mode != Mode::Off, std::memory_order_release);
 }
@@ -227,6 +269,8 @@ void runtimeFinish(bool inSignal) {
                     : std::string("no summary (") + summaryPath + ": " +
                           std::strerror(errno) + ")";
   writeStderr(line);
+  if (gRt.trace && !inSignal)
+    warnDroppedSpans();
   if (const char *gpuLoss = gpuLossWarning(); *gpuLoss)
     writeStderr(gpuLoss);
 

@@ -8,6 +8,7 @@ PERFRT_NOINSTR_BEGIN
 #include "perfrt_delay.h"
 #include "perfrt_gpu_output.h"
 #include "perfrt_json.h"
+#include "perfrt_output_files.h"
 #include "perfrt_progress.h"
 #include "perfrt_registry.h"
 #include "perfrt_runtime.h"
@@ -212,7 +213,7 @@ void writeWindowDelayProgress(JsonOut &out) {
 bool summaryWrite(char *path, unsigned pathSize, const char *traceFile) {
   makeOutputDir();
   outputPath("summary", path, pathSize);
-  int fd = ::open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int fd = openOutputFile(path, 0644, false);
   if (fd < 0)
     return false;
   clockCalibrate();

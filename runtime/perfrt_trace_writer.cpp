@@ -7,6 +7,7 @@ PERFRT_NOINSTR_BEGIN
 #include "perfrt_clock.h"
 #include "perfrt_gpu_output.h"
 #include "perfrt_json.h"
+#include "perfrt_output_files.h"
 #include "perfrt_progress.h"
 #include "perfrt_record.h"
 #include "perfrt_registry.h"
@@ -36,6 +37,14 @@ int spillFd = -1;
 bool spillFailed = false;
 uint64_t spillLostSpans = 0; // spans the spill file could not take
 uint64_t spillBytes = 0;
+// PERFCC_TRACE_KEEP=last: the spill is a ring of whole-chunk slots; chunk k
+// goes to slot k % ringSlots, and the oldest is overwritten once it is full.
+uint64_t ringChunks = 0; // chunks written so far
+
+uint64_t ringSlots() {
+  uint64_t slots = (gRt.flags.traceMaxMb << 20) / ChunkBytes;
+  return slots ? slots : 1;
+}
 char spillPath[4096];
 SpanChunk spillBuffer; // one chunk read back at a time (static: 256 KiB)
 Arena writerArena;     // for every thread's spanStats: one converter at a time
@@ -85,7 +94,7 @@ bool ensureOpen() {
     return false;
   makeOutputDir();
   outputPath("trace", tracePath, sizeof tracePath);
-  traceFd = ::open(tracePath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  traceFd = openOutputFile(tracePath, 0644, false);
   if (traceFd < 0) {
     openFailed = true;
     return false;
@@ -191,27 +200,34 @@ void writeNameEvent(const char *what, uint32_t tid, const char *name) {
   out.key(key::Args).ch('{').key(key::ArgName, true).str(name).raw("}}");
 }
 
-} // namespace
-
-void outputPath(const char *kind, char *path, unsigned size) {
-  std::snprintf(path, size, "%s/%s.%d.%s.json", gRt.flags.out.c_str(),
-                gRt.program, gRt.pid, kind);
+/// Charges the spans of a chunk that will not reach the trace, and counts
+/// them.
+void chargeLost(const SpanChunk *c) {
+  for (uint32_t i = 0; i < c->count && i < ChunkRecords; ++i)
+    if (chargeSpan(c->owner, c->records[i]))
+      ++spillLostSpans;
 }
 
-int makeOutputDir() {
-  char dir[4096];
-  std::snprintf(dir, sizeof dir, "%s", gRt.flags.out.c_str());
-  for (char *p = dir + 1; *p; ++p) {
-    if (*p != '/')
-      continue;
-    *p = '\0';
-    mkdir(dir, 0755);
-    *p = '/';
+/// The flight recorder's write: the chunk replaces the oldest in the ring,
+/// whose spans are charged to the summary first (read back: they are on
+/// disk only). On the writer thread, so the read costs the probes nothing.
+void spillToRing(const SpanChunk *c, size_t bytes) {
+  off_t at = off_t((ringChunks % ringSlots()) * ChunkBytes);
+  if (ringChunks >= ringSlots() && ::lseek(spillFd, at, SEEK_SET) == at &&
+      readAll(spillFd, &spillBuffer, ChunkHeader) &&
+      spillBuffer.count <= ChunkRecords &&
+      readAll(spillFd, spillBuffer.records,
+              size_t(spillBuffer.count) * sizeof(SpanRecord)))
+    chargeLost(&spillBuffer);
+  if (::lseek(spillFd, at, SEEK_SET) == at && writeAll(spillFd, c, bytes)) {
+    ++ringChunks;
+    return;
   }
-  if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-    return errno;
-  return 0;
+  spillFailed = true;
+  chargeLost(c);
 }
+
+} // namespace
 
 void traceSpillChunk(SpanChunk *c) {
   clockSample(); // the writer thread is off the hot path: check the clock
@@ -220,10 +236,14 @@ void traceSpillChunk(SpanChunk *c) {
     makeOutputDir();
     std::snprintf(spillPath, sizeof spillPath, "%s/.%s.%d.spans",
                   gRt.flags.out.c_str(), gRt.program, gRt.pid);
-    spillFd = ::open(spillPath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    spillFd = openOutputFile(spillPath, 0600, true);
     spillFailed = spillFd < 0;
   }
   size_t bytes = ChunkHeader + size_t(n) * sizeof(SpanRecord);
+  if (gRt.flags.traceKeep == TraceKeep::Last && !spillFailed) {
+    spillToRing(c, bytes);
+    return;
+  }
   uint64_t cap = gRt.flags.traceMaxMb << 20;
   bool full = cap && spillBytes + bytes > cap;
   if (!full && !spillFailed && writeAll(spillFd, c, bytes)) {
@@ -231,22 +251,33 @@ void traceSpillChunk(SpanChunk *c) {
     return;
   }
   // Not in the trace, but still in the summary: charge the spans here.
-  for (uint32_t i = 0; i < n; ++i)
-    if (chargeSpan(c->owner, c->records[i]))
-      ++spillLostSpans;
+  chargeLost(c);
 }
 
 void traceConvertSpill() {
   if (spillFd < 0)
     return;
-  if (::lseek(spillFd, 0, SEEK_SET) == 0) {
-    while (readAll(spillFd, &spillBuffer, ChunkHeader)) {
-      size_t bytes = size_t(spillBuffer.count) * sizeof(SpanRecord);
-      if (spillBuffer.count > ChunkRecords ||
-          !readAll(spillFd, spillBuffer.records, bytes))
+  auto convertAt = [](off_t at) {
+    if (::lseek(spillFd, at, SEEK_SET) != at ||
+        !readAll(spillFd, &spillBuffer, ChunkHeader))
+      return false;
+    size_t bytes = size_t(spillBuffer.count) * sizeof(SpanRecord);
+    if (spillBuffer.count > ChunkRecords ||
+        !readAll(spillFd, spillBuffer.records, bytes))
+      return false;
+    traceConvertChunk(&spillBuffer);
+    return true;
+  };
+  if (gRt.flags.traceKeep == TraceKeep::Last) {
+    // Oldest slot first: the one the next chunk would have overwritten.
+    uint64_t slots = ringSlots();
+    uint64_t kept = ringChunks < slots ? ringChunks : slots;
+    for (uint64_t i = 0; i < kept; ++i)
+      if (!convertAt(off_t(((ringChunks - kept + i) % slots) * ChunkBytes)))
         break;
-      traceConvertChunk(&spillBuffer);
-    }
+  } else if (::lseek(spillFd, 0, SEEK_SET) == 0) {
+    for (off_t at = 0; convertAt(at);)
+      at += off_t(ChunkHeader + size_t(spillBuffer.count) * sizeof(SpanRecord));
   }
   ::close(spillFd);
   ::unlink(spillPath);
@@ -336,6 +367,7 @@ void traceAfterFork() {
   spillFailed = false;
   spillLostSpans = 0;
   spillBytes = 0;
+  ringChunks = 0;
   // Drop the parent's unwritten bytes and its descriptor.
   out.setFd(-1);
   out.flush();

@@ -34,12 +34,6 @@ void traceConvertChunk(SpanChunk *c);
 /// fills \p path anyway if the file could not be written.
 bool traceFinish(char *path, unsigned pathSize);
 
-/// Output path for \p kind ("trace" or "summary") of this process.
-void outputPath(const char *kind, char *path, unsigned pathSize);
-
-/// Creates the output folder (and parents). Returns errno or 0.
-int makeOutputDir();
-
 /// Spans the spill file did not take (PERFCC_TRACE_MAX_MB reached, or a
 /// write failed): in the summary, not in the trace.
 uint64_t traceDroppedSpans();

@@ -3,16 +3,21 @@
 // 1 MiB is 4 of them): spans are dropped, never silently. The run finishes
 // normally, the trace is valid, its metadata counts the dropped spans, the
 // summary counts the same number, and the summary still counts every call
-// (its aggregates do not depend on the trace buffer).
+// (its aggregates do not depend on the trace buffer). The exit says so on
+// stderr, with the setting to raise.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: printf 'work\n' > %t/targets
 // RUN: %perfcc -O1 -g --perf-targets=%t/targets %s -o %t/tiny -pthread
-// RUN: env PERFCC_OUT=%t/out PERFCC_BUFFER_MB=1 %t/tiny | FileCheck %s --check-prefix=OUT
+// RUN: env PERFCC_OUT=%t/out PERFCC_BUFFER_MB=1 %t/tiny 2> %t/stderr | FileCheck %s --check-prefix=OUT
+// RUN: FileCheck %s --check-prefix=WARN < %t/stderr
 // RUN: %tracecheck trace --thread-name-only --collapse %t/out/tiny.*.trace.json > %t/view
 // RUN: %tracecheck summary %t/out/tiny.*.summary.json >> %t/view
 // RUN: FileCheck %s < %t/view
 
 // OUT: done 6400
+
+// WARN: perfcc: wrote
+// WARN-NEXT: perfcc: {{[1-9][0-9]*}} calls are in the summary but not in the trace: the writer fell behind and PERFCC_BUFFER_MB=1 filled; raise it, or record fewer functions (PERFCC_TARGETS)
 
 // CHECK:      trace: {{[0-9]+}} spans, {{[0-9]+}} threads, dropped=[[DROPPED:[1-9][0-9]*]]
 // CHECK-NEXT: thread worker
