@@ -1,0 +1,48 @@
+// perfctl's trace reader (driver/perfctl/trace) on arbitrary bytes: a
+// malformed or truncated trace is an error, never a crash or an exception
+// out of the reader; in a trace it accepts every name an event carries is
+// one the model holds, and no operation ends before it starts (the reader
+// counts those as negative durations instead).
+#include "trace/TraceReader.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+namespace {
+
+void check(bool ok, const char *what) {
+  if (!ok) {
+    std::fprintf(stderr, "trace_fuzzer: %s\n", what);
+    std::abort();
+  }
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  using namespace perfcc::perfctl;
+  std::string_view text(reinterpret_cast<const char *>(data), size);
+  std::string error;
+  std::optional<TraceModel> model = parseTrace(text, error);
+  if (!model) {
+    check(!error.empty(), "refused without saying why");
+    return 0;
+  }
+  auto known = [&](NameId id) {
+    return id == NoName || id < model->nameCount();
+  };
+  for (const CpuOp &op : model->cpuOps) {
+    check(known(op.name) && known(op.file), "a cpu_op names no known string");
+    check(op.end >= op.start, "a cpu_op ends before it starts");
+    (void)model->name(op.name);
+  }
+  for (const GpuRecord &r : model->gpuRecords)
+    check(known(r.name) && known(r.launchedBy) && known(r.capturedBy),
+          "a GPU record names no known string");
+  for (const ApiCall &c : model->apiCalls)
+    check(known(c.name), "an API call names no known string");
+  return 0;
+}
