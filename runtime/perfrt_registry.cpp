@@ -11,7 +11,9 @@ PERFRT_NOINSTR_BEGIN
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <string>
 #include <type_traits>
+#include <unordered_map>
 
 namespace perfrt {
 
@@ -25,6 +27,32 @@ namespace {
 std::mutex registryMutex;
 
 const char *copyString(const char *s) { return strdup(s ? s : ""); }
+
+/// The id each function got, by its identity (linkage name, file, line): a
+/// library loaded again after dlclose, or an inline function compiled into
+/// two modules, is the same function to the user, so its calls are counted
+/// under one id instead of a new entry per load (a plugin reloaded 2,000
+/// times would otherwise be 2,000 functions in the summary). Allocated once
+/// and never freed, as the registry is never destroyed.
+std::unordered_map<std::string, uint32_t> *idsByIdentity;
+
+/// What a function's probes do, from its record. In a virtual speedup every
+/// probe is a place to pay owed delays.
+uint32_t probeBits(const FunctionRecord &r) {
+  return (r.enabled ? PERFCC_ENABLED_RECORD : 0) |
+         (r.delayed ? PERFCC_ENABLED_DELAY : 0) |
+         (gSpeedup.on ? PERFCC_ENABLED_CATCHUP : 0) |
+         (r.enabled && gRt.flags.nvtx ? PERFCC_ENABLED_NVTX : 0);
+}
+
+std::string identityOf(const perfcc_desc &d) {
+  std::string key = d.mangled ? d.mangled : "";
+  key += '\0';
+  key += d.file ? d.file : "";
+  key += '\0';
+  key += std::to_string(d.line);
+  return key;
+}
 } // namespace
 
 void Registry::add(perfcc_desc *begin, perfcc_desc *end,
@@ -37,9 +65,18 @@ void Registry::add(perfcc_desc *begin, perfcc_desc *end,
   if (begin < end && begin->id != 0)
     return;
 
+  if (!idsByIdentity)
+    idsByIdentity = new std::unordered_map<std::string, uint32_t>();
   for (perfcc_desc *d = begin; d < end; ++d) {
     if (d->id != 0)
       continue; // already known (a descriptor reached through two sections)
+    auto known = idsByIdentity->find(identityOf(*d));
+    if (known != idsByIdentity->end()) {
+      d->id = known->second;
+      __atomic_store_n(&d->enabled, probeBits(get(known->second)),
+                       __ATOMIC_RELEASE);
+      continue;
+    }
     uint32_t id = count.load(std::memory_order_relaxed) + 1;
     uint32_t page = (id - 1) / PageSize;
     if (page >= MaxPages)
@@ -82,13 +119,9 @@ void Registry::add(perfcc_desc *begin, perfcc_desc *end,
     r.delayed = delayed;
     count.store(id, std::memory_order_release);
     d->id = id;
+    idsByIdentity->emplace(identityOf(*d), id);
     // Published last: a probe that sees the bits also sees the id.
-    // In a virtual speedup every probe is a place to pay owed delays.
-    uint32_t bits = (enabled ? PERFCC_ENABLED_RECORD : 0) |
-                    (delayed ? PERFCC_ENABLED_DELAY : 0) |
-                    (gSpeedup.on ? PERFCC_ENABLED_CATCHUP : 0) |
-                    (enabled && gRt.flags.nvtx ? PERFCC_ENABLED_NVTX : 0);
-    __atomic_store_n(&d->enabled, bits, __ATOMIC_RELEASE);
+    __atomic_store_n(&d->enabled, probeBits(r), __ATOMIC_RELEASE);
   }
 }
 
@@ -113,6 +146,8 @@ void Registry::resetForTest() {
   std::fill(used, used + MaxRules, false);
   std::fill(usedDelay, usedDelay + MaxRules, false);
   count.store(0);
+  if (idsByIdentity)
+    idsByIdentity->clear();
 }
 
 } // namespace perfrt

@@ -67,6 +67,17 @@ void pushQueue(SpanChunk *c) {
   }
 }
 
+void *writerMain(void *);
+
+/// Starts the writer with the first chunk queued, whoever queues it: a full
+/// chunk from the probes, or the partial one of an exiting thread (a program
+/// whose threads all live shorter than a chunk would otherwise queue every
+/// chunk until the cap, and drop the rest). Called with poolLock held.
+void startWriterLocked() {
+  if (!writerRunning && !writerStop)
+    writerRunning = pthread_create(&writer, nullptr, writerMain, nullptr) == 0;
+}
+
 void *writerMain(void *) {
   pthread_setname_np(pthread_self(), "perfcc-writer");
   pthread_mutex_lock(&poolLock);
@@ -131,9 +142,7 @@ void spansAppendSlow(ThreadState *t, const SpanRecord &r) {
   if (t->chunk) {
     pushQueue(t->chunk);
     t->chunk = nullptr;
-    if (!writerRunning && !writerStop)
-      writerRunning =
-          pthread_create(&writer, nullptr, writerMain, nullptr) == 0;
+    startWriterLocked();
   }
   SpanChunk *c = freeList;
   if (c) {
@@ -147,6 +156,12 @@ void spansAppendSlow(ThreadState *t, const SpanRecord &r) {
       c = static_cast<SpanChunk *>(p);
       allocatedBytes += ChunkBytes;
     }
+  }
+  // The cap is reached while chunks wait for a sleeping writer: wake it now
+  // (once per drop batch at most), so the memory comes back.
+  if (!c && queueHead && writerWaiting) {
+    writerWaiting = false;
+    pthread_cond_signal(&poolCond);
   }
   pthread_mutex_unlock(&poolLock);
   if (!c) {
@@ -166,6 +181,7 @@ void spansPublish(SpanChunk *c) {
   _mm_sfence(); // the records were written with streaming stores
   pthread_mutex_lock(&poolLock);
   pushQueue(c);
+  startWriterLocked();
   pthread_mutex_unlock(&poolLock);
 }
 

@@ -39,9 +39,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         "parsing is not deterministic");
   // Names from the input itself (each line, and halves of it) and fixed ones,
   // so the globs are matched against strings they were written for.
-  const std::string_view fixed[] = {"main", "ns::Class::method",
-                                    "_ZN2ns5Class6methodEv", "",
-                                    "src/lib/file.cpp", "/abs/path/x.c"};
+  const std::string_view fixed[] = {
+      "main", "ns::Class::method", "_ZN2ns5Class6methodEv",
+      "",     "src/lib/file.cpp",  "/abs/path/x.c"};
   auto matchAll = [&](std::string_view name, std::string_view file) {
     perfcc::SymbolRef ref{name, name, file};
     int rule = -2;

@@ -24,9 +24,24 @@ namespace key = perfcc::schema::summary;
 
 namespace {
 
+/// A count or a duration that is there but not a non-negative integer (a
+/// float past 2^64, a negative number, a string): the summary is malformed,
+/// and converting it anyway is undefined behaviour (found by
+/// test/fuzz/summary_fuzzer: 1e+41 as a duration).
+struct BadCount {
+  std::string key, value;
+};
+
+/// The count at \p key; 0 when absent (older runtimes wrote fewer keys).
 std::uint64_t u64(const json &object, const char *key) {
   auto it = object.find(key);
-  return it != object.end() && it->is_number() ? it->get<std::uint64_t>() : 0;
+  if (it == object.end())
+    return 0;
+  if (it->is_number_unsigned())
+    return it->get<std::uint64_t>();
+  if (it->is_number_integer() && it->get<std::int64_t>() >= 0)
+    return std::uint64_t(it->get<std::int64_t>());
+  throw BadCount{key, it->dump()};
 }
 
 double dbl(const json &object, const char *key) {
@@ -49,11 +64,30 @@ T &byName(std::vector<T> &items, const std::string &name) {
   return items.back();
 }
 
+std::optional<RunMeasurement> parseSummaryOrThrow(std::string_view text,
+                                                  const std::string &name,
+                                                  std::string &error);
+
 } // namespace
 
 std::optional<RunMeasurement> parseSummary(std::string_view text,
                                            const std::string &name,
                                            std::string &error) {
+  try {
+    return parseSummaryOrThrow(text, name, error);
+  } catch (const BadCount &bad) {
+    error = fmt::format("{}: \"{}\" is {}, not a count (a non-negative "
+                        "integer): not a summary perfcc wrote",
+                        name, bad.key, bad.value.substr(0, 40));
+    return std::nullopt;
+  }
+}
+
+namespace {
+
+std::optional<RunMeasurement> parseSummaryOrThrow(std::string_view text,
+                                                  const std::string &name,
+                                                  std::string &error) {
   json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object() || !doc.contains(key::Functions)) {
     error = fmt::format("{}: not a perfcc summary (malformed JSON or no "
@@ -119,6 +153,8 @@ std::optional<RunMeasurement> parseSummary(std::string_view text,
   }
   return m;
 }
+
+} // namespace
 
 void mergeMeasurement(RunMeasurement &into, const RunMeasurement &one) {
   into.files.insert(into.files.end(), one.files.begin(), one.files.end());

@@ -158,6 +158,23 @@ TEST(Summary, MalformedIsAnErrorNamingTheFile) {
   EXPECT_FALSE(parseSummary("[1,2]", "y.json", error));
 }
 
+// Found by test/fuzz/summary_fuzzer: a count past 2^64 as a float was
+// converted to an integer (undefined behaviour), a negative one wrapped.
+TEST(Summary, ACountThatIsNoCountIsAnErrorNamingFileAndKey) {
+  std::string error;
+  EXPECT_FALSE(
+      parseSummary(R"({"functions": [], "window": {"duration_ns": 1e+41}})",
+                   "z.json", error));
+  EXPECT_EQ(error, "z.json: \"duration_ns\" is 1e+41, not a count (a "
+                   "non-negative integer): not a summary perfcc wrote");
+  EXPECT_FALSE(parseSummary(R"({"functions": [{"name": "f", "calls": -3}]})",
+                            "z.json", error));
+  EXPECT_NE(error.find("\"calls\" is -3"), std::string::npos);
+  EXPECT_FALSE(parseSummary(R"({"functions": [], "duration_ns": "12"})",
+                            "z.json", error));
+  EXPECT_NE(error.find("\"duration_ns\" is \"12\""), std::string::npos);
+}
+
 TEST(Summary, ForkedProcessesAreSummedWithTheLongestWindow) {
   RunMeasurement a = parsed(summary(1000, 500000000, 2000, 1000));
   RunMeasurement b = parsed(summary(300, 200000000, 600, 1000));

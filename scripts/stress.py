@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""Stress runs of the runtime, with exact answers and their figures.
+
+Builds test/stress/'s programs with perfcc and runs each in the given mode:
+64 threads with exceptions and longjmp mixed into their calls, 10,000
+short-lived threads, and an instrumented library opened and closed in a loop.
+Each program prints how many calls of each function it made; the run's
+summary must count exactly those (every call counted once, nothing dropped,
+no unmatched exit), the frames longjmp skipped must be counted as abandoned,
+and in trace mode the trace must be valid (test/lit/tracecheck.py) and hold
+as many spans as the summary calls. Prints one line of figures a run (wall
+time, peak memory, spans, drops) and exits 1 on the first wrong count.
+
+Usage: scripts/stress.py [--size ci|full] [--mode trace|summary|both]
+                         [--out DIR] [--bin DIR]
+  ci:   64 threads x 1,000 rounds, 10,000 threads x 10 calls, 200 dlopen
+        loops
+  full: 64 threads x 1,000,000 rounds (64M outer calls, 320M in all; in
+        trace mode 20,000 rounds, 6.4M calls: the full count would be 10 GB
+        of spans, past PERFCC_TRACE_MAX_MB by design), 10,000 threads x 100
+        calls, 2,000 dlopen loops
+Needs a build (scripts/build.sh); --bin names its bin/ (default build/bin).
+"""
+import argparse
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TRACE_ROUNDS = 20000  # the most rounds a trace-mode run of 64 threads makes
+STRESS = os.path.join(ROOT, "test", "stress")
+TRACECHECK = os.path.join(ROOT, "test", "lit", "tracecheck.py")
+SIZES = {
+    "ci": {"threads": ["64", "1000"], "churn": ["10000", "10"],
+           "dlopen": ["200", "100"]},
+    "full": {"threads": ["64", "1000000"], "churn": ["10000", "100"],
+             "dlopen": ["2000", "100"]},
+}
+
+
+def build(out, bin_dir):
+    perfcc = [os.path.join(bin_dir, "perfcc"),
+              "--perf-targets=" + os.path.join(STRESS, "stress.targets")]
+    exes = {}
+    for name, extra in [("threads_exceptions_longjmp", ["-pthread"]),
+                        ("thread_churn", ["-pthread"]),
+                        ("dlopen_loop", ["-ldl"])]:
+        exes[name] = os.path.join(out, name)
+        subprocess.run(perfcc + ["-O2", "-g"] + extra +
+                       [os.path.join(STRESS, name + ".cpp"), "-o",
+                        exes[name]], check=True)
+    exes["plugin"] = os.path.join(out, "libdlopen_plugin.so")
+    subprocess.run(perfcc + ["-O2", "-g", "-shared", "-fPIC",
+                    os.path.join(STRESS, "dlopen_plugin.cpp"), "-o",
+                    exes["plugin"]], check=True)
+    return exes
+
+
+def fail(message):
+    print("stress: " + message)
+    sys.exit(1)
+
+
+def run(label, argv, mode, out):
+    """Runs one program; returns its printed counts, summary, trace path and
+    figures."""
+    slug = "".join(c if c.isalnum() else "-" for c in label)
+    folder = os.path.join(out, slug + "-" + mode)
+    shutil.rmtree(folder, ignore_errors=True)
+    env = dict(os.environ, PERFCC_OUT=folder, PERFCC_MODE=mode)
+    started = time.monotonic()
+    with open(os.path.join(out, "stdout.txt"), "w+") as stdout, \
+            open(os.path.join(out, "stderr.txt"), "w+") as stderr:
+        child = subprocess.Popen(argv, env=env, stdout=stdout, stderr=stderr)
+        # wait4: this program's own time and peak memory, not the checker's.
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.monotonic() - started
+        stdout.seek(0)
+        stderr.seek(0)
+        printed, said = stdout.read(), stderr.read().strip()
+    if child.returncode != 0:
+        fail("%s (%s): exit status %d: %s" % (label, mode, child.returncode,
+                                               said))
+    words = printed.split()
+    counts = {words[i]: int(words[i + 1]) for i in range(0, len(words), 2)}
+    [path] = glob.glob(os.path.join(folder, "*.summary.json"))
+    with open(path) as f:
+        summary = json.load(f)
+    traces = glob.glob(os.path.join(folder, "*.trace.json"))
+    figures = {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime,
+               "peak_rss_mb": usage.ru_maxrss / 1024, "stderr": said}
+    return counts, summary, traces[0] if traces else None, figures
+
+
+def check(label, mode, counts, summary, trace, figures, abandoned=0):
+    calls = {f["name"].split("::")[-1]: f["calls"]
+             for f in summary["functions"]}
+    for name, expected in counts.items():
+        if name == "work":
+            continue  # the program's own tally, not a function
+        short = name.split("::")[-1]
+        if calls.get(short) != expected:
+            fail("%s (%s): %s made %d calls, the summary counts %s" % (
+                label, mode, name, expected, calls.get(short)))
+    meta = summary["dropped"]
+    for key in ("spans", "depth_overflows", "unmatched_exits"):
+        if meta[key] != 0:
+            fail("%s (%s): %s = %d" % (label, mode, key, meta[key]))
+    if meta["abandoned_frames"] != abandoned:
+        fail("%s (%s): %d frames abandoned by longjmp, the summary counts %d"
+             % (label, mode, abandoned, meta["abandoned_frames"]))
+    spans = sum(calls.values())
+    if trace:
+        done = subprocess.run([sys.executable, TRACECHECK, "trace",
+                               "--collapse", trace], stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True)
+        if done.returncode != 0:
+            fail("%s (%s): the trace is not valid: %s" % (
+                label, mode, done.stdout.strip()[:500]))
+        first = done.stdout.split("\n")[0]
+        # "trace: N spans, T threads, dropped=0"
+        if not first.startswith("trace: %d spans," % spans):
+            fail("%s (%s): the summary counts %d calls, the trace says '%s'"
+                 % (label, mode, spans, first))
+        figures["trace_mb"] = os.path.getsize(trace) / 2**20
+    print("%-28s %-7s %11d calls  wall %6.2f s  cpu %6.2f s  peak %6.0f MB"
+          "%s  dropped 0" % (
+              label, mode, spans, figures["wall_s"], figures["cpu_s"],
+              figures["peak_rss_mb"],
+              "  trace %5.0f MB" % figures["trace_mb"] if trace else ""))
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--size", choices=SIZES, default="ci")
+    p.add_argument("--mode", choices=["trace", "summary", "both"],
+                   default="both")
+    p.add_argument("--out", default=os.path.join(ROOT, "build", "stress"))
+    p.add_argument("--bin", default=os.path.join(ROOT, "build", "bin"))
+    a = p.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    exes = build(a.out, a.bin)
+    size = SIZES[a.size]
+    modes = ["trace", "summary"] if a.mode == "both" else [a.mode]
+    for mode in modes:
+        threads, rounds = map(int, size["threads"])
+        if mode == "trace":
+            rounds = min(rounds, TRACE_ROUNDS)
+        counts, summary, trace, fig = run(
+            "64 threads, throw, longjmp",
+            [exes["threads_exceptions_longjmp"], str(threads), str(rounds)],
+            mode, a.out)
+        # Rounds that longjmp (a multiple of 11, not of 7) leave middle and
+        # leaf behind.
+        skips = rounds // 11 - rounds // 77
+        check("64 threads, throw, longjmp", mode, counts, summary, trace, fig,
+              abandoned=2 * threads * skips)
+        counts, summary, trace, fig = run(
+            "10,000 short-lived threads",
+            [exes["thread_churn"]] + size["churn"], mode, a.out)
+        check("10,000 short-lived threads", mode, counts, summary, trace, fig)
+        counts, summary, trace, fig = run(
+            "dlopen/dlclose loop",
+            [exes["dlopen_loop"], exes["plugin"]] + size["dlopen"], mode,
+            a.out)
+        check("dlopen/dlclose loop", mode, counts, summary, trace, fig)
+    print("stress: every count exact")
+
+
+if __name__ == "__main__":
+    main()
