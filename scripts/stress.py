@@ -65,6 +65,23 @@ def fail(message):
     sys.exit(1)
 
 
+# Runs argv and writes its exit status, CPU time and peak memory to the file
+# named first. Started from a fresh, small interpreter: Linux carries a
+# process's peak memory across fork and exec, so a program forked from this
+# script (which has read large summaries) would report this script's peak.
+MEASURE = """
+import json, os, sys
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[2], sys.argv[2:])
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as f:
+    json.dump({"status": os.waitstatus_to_exitcode(status),
+               "cpu_s": usage.ru_utime + usage.ru_stime,
+               "peak_rss_mb": usage.ru_maxrss / 1024}, f)
+"""
+
+
 def run(label, argv, mode, out):
     """Runs one program; returns its printed counts, summary, trace path and
     figures."""
@@ -72,19 +89,17 @@ def run(label, argv, mode, out):
     folder = os.path.join(out, slug + "-" + mode)
     shutil.rmtree(folder, ignore_errors=True)
     env = dict(os.environ, PERFCC_OUT=folder, PERFCC_MODE=mode)
+    measured = os.path.join(out, "measured.json")
     started = time.monotonic()
-    with open(os.path.join(out, "stdout.txt"), "w+") as stdout, \
-            open(os.path.join(out, "stderr.txt"), "w+") as stderr:
-        child = subprocess.Popen(argv, env=env, stdout=stdout, stderr=stderr)
-        # wait4: this program's own time and peak memory, not the checker's.
-        _, status, usage = os.wait4(child.pid, 0)
-        child.returncode = os.waitstatus_to_exitcode(status)
-        wall = time.monotonic() - started
-        stdout.seek(0)
-        stderr.seek(0)
-        printed, said = stdout.read(), stderr.read().strip()
-    if child.returncode != 0:
-        fail("%s (%s): exit status %d: %s" % (label, mode, child.returncode,
+    done = subprocess.run([sys.executable, "-c", MEASURE, measured] + argv,
+                          env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True)
+    wall = time.monotonic() - started
+    with open(measured) as f:
+        usage = json.load(f)
+    printed, said = done.stdout, done.stderr.strip()
+    if usage["status"] != 0:
+        fail("%s (%s): exit status %d: %s" % (label, mode, usage["status"],
                                                said))
     words = printed.split()
     counts = {words[i]: int(words[i + 1]) for i in range(0, len(words), 2)}
@@ -92,8 +107,8 @@ def run(label, argv, mode, out):
     with open(path) as f:
         summary = json.load(f)
     traces = glob.glob(os.path.join(folder, "*.trace.json"))
-    figures = {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime,
-               "peak_rss_mb": usage.ru_maxrss / 1024, "stderr": said}
+    figures = {"wall_s": wall, "cpu_s": usage["cpu_s"],
+               "peak_rss_mb": usage["peak_rss_mb"], "stderr": said}
     return counts, summary, traces[0] if traces else None, figures
 
 
