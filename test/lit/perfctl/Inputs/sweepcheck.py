@@ -16,11 +16,13 @@
                                          group's validity and verdict, the
                                          ranking, and whether the predicted
                                          gain at P% is within 3 points of GAIN
-  sweepcheck.py against-real OUT/sweep.json REAL.json P
+  sweepcheck.py against-real OUT/sweep.json P REAL.json [REAL.json ...]
                                          a speed-bump sweep's answers against
                                          the real ones (scripts/real_answer.py's
-                                         gains of variants doing P% less work,
-                                         named as the groups): whether each
+                                         runs of variants doing P% less work,
+                                         named as the groups; several files,
+                                         measured before and after the sweep,
+                                         are pooled): whether each
                                          prediction at P% is near the real
                                          gain, and each shape fits it
 
@@ -28,6 +30,7 @@ Checks the file's invariants on the way (every run has its fields, the
 interval holds its estimate) and exits 1 with a message when one fails.
 """
 import json
+import statistics
 import sys
 
 RUN_FIELDS = ["index", "group", "armed", "delay_ns", "repeat", "folder",
@@ -102,12 +105,28 @@ def tolerance(real):
     return 4 + 0.15 * abs(real)
 
 
-def against_real(doc, real_path, percent):
-    with open(real_path) as f:
-        real = json.load(f)
+def pooled(real_paths):
+    """The real runs of every file together: the base's rates and each
+    variant's, and each variant's gain from the pooled medians."""
+    base, variants = [], {}
+    for path in real_paths:
+        with open(path) as f:
+            real = json.load(f)
+        base += real["base_rates"]
+        for name, answer in real["gains"].items():
+            variants.setdefault(name, []).extend(answer["rates"])
+    median = statistics.median
+    return base, {name: {"rates": rates,
+                         "gain_percent": 100 * (median(rates) / median(base)
+                                                - 1)}
+                  for name, rates in variants.items()}
+
+
+def against_real(doc, percent, real_paths):
+    base_rates, gains = pooled(real_paths)
     groups = {g["name"]: g for g in doc["analysis"]["groups"]}
     details = []
-    for name, answer in sorted(real["gains"].items()):
+    for name, answer in sorted(gains.items()):
         g = groups[name]
         gain = answer["gain_percent"]
         by = {e["percent"]: e for e in g.get("extrapolation", [])
@@ -134,7 +153,7 @@ def against_real(doc, real_path, percent):
         details.append("real %s: %d%% less work %+.1f%% (base rates %s, "
                        "variant's %s); predicted %s, shape %s" % (
                            name, percent, gain,
-                           " ".join("%.0f" % r for r in real["base_rates"]),
+                           " ".join("%.0f" % r for r in base_rates),
                            " ".join("%.0f" % r for r in answer["rates"]),
                            "-" if predicted is None else
                            "%+.1f%%" % predicted, g["shape"]))
@@ -166,7 +185,7 @@ def main():
     if what == "speedup":
         return speedup(doc, sys.argv[3:])
     if what == "against-real":
-        return against_real(doc, sys.argv[3], int(sys.argv[4]))
+        return against_real(doc, int(sys.argv[3]), sys.argv[4:])
     if what == "sizing":
         settings, sizing = doc["settings"], doc["sizing"]
         print("delays %s repeats %s" % (settings["delays_chosen"],
