@@ -243,6 +243,12 @@ std::optional<RunMeasurement> readRunFolder(const std::string &folder,
   return merged;
 }
 
+namespace {
+/// Backtracking steps one match of --regex may take (PCRE2's default, set
+/// here so the error can name it).
+constexpr std::uint32_t RegexMatchLimit = 10'000'000;
+} // namespace
+
 std::unique_ptr<OutputPattern> OutputPattern::compile(const std::string &re,
                                                       std::string &error) {
   int code = 0;
@@ -281,13 +287,22 @@ std::optional<double> OutputPattern::lastNumber(std::string_view text,
   auto *compiled = static_cast<pcre2_code *>(code);
   pcre2_match_data *data =
       pcre2_match_data_create_from_pattern(compiled, nullptr);
+  // Bounded, and said: a pattern that backtracks catastrophically
+  // ("^(?:a|aa)+$") on a long line stops with an error naming the cause,
+  // not "no line matched".
+  pcre2_match_context *limits = pcre2_match_context_create(nullptr);
+  pcre2_set_match_limit(limits, RegexMatchLimit);
+  pcre2_set_depth_limit(limits, RegexMatchLimit);
   std::optional<std::string> captured;
   PCRE2_SIZE start = 0;
+  int failure = 0;
   while (start <= text.size()) {
     int rc = pcre2_match(compiled, reinterpret_cast<PCRE2_SPTR>(text.data()),
-                         text.size(), start, 0, data, nullptr);
-    if (rc < 0)
+                         text.size(), start, 0, data, limits);
+    if (rc < 0) {
+      failure = rc == PCRE2_ERROR_NOMATCH ? 0 : rc;
       break;
+    }
     PCRE2_SIZE *ovector = pcre2_get_ovector_pointer(data);
     if (ovector[2] != PCRE2_UNSET)
       captured = std::string(text.substr(ovector[2], ovector[3] - ovector[2]));
@@ -295,6 +310,22 @@ std::optional<double> OutputPattern::lastNumber(std::string_view text,
     start = ovector[1] > ovector[0] ? ovector[1] : ovector[1] + 1;
   }
   pcre2_match_data_free(data);
+  pcre2_match_context_free(limits);
+  if (failure == PCRE2_ERROR_MATCHLIMIT || failure == PCRE2_ERROR_DEPTHLIMIT) {
+    error = fmt::format("--regex '{}': gave up after {} backtracking steps "
+                        "(the pattern backtracks catastrophically on this "
+                        "output); make it simpler, e.g. without nested "
+                        "repeats",
+                        source, RegexMatchLimit);
+    return std::nullopt;
+  }
+  if (failure) {
+    PCRE2_UCHAR message[256];
+    pcre2_get_error_message(failure, message, sizeof message);
+    error = fmt::format("--regex '{}': {}", source,
+                        reinterpret_cast<const char *>(message));
+    return std::nullopt;
+  }
   if (!captured) {
     error = fmt::format("no line of its output matched --regex '{}'", source);
     return std::nullopt;

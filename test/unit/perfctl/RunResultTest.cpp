@@ -286,6 +286,21 @@ TEST(Throughput, RegexMustCompileWithOneGroup) {
   EXPECT_TRUE(OutputPattern::compile("(?:x)=(\\d+)", error)); // PCRE syntax
 }
 
+// A pattern that backtracks catastrophically on the program's output is an
+// error in bounded time that says so (it read "no line of its output
+// matched", which sent the user looking at the program instead).
+TEST(Throughput, CatastrophicRegexGivesUpWithAnError) {
+  std::string error;
+  auto pattern = OutputPattern::compile("^((?:a|aa)+)$", error);
+  ASSERT_TRUE(pattern) << error;
+  std::string output(40, 'a');
+  output += "b\n";
+  EXPECT_FALSE(pattern->lastNumber(output, error));
+  EXPECT_NE(error.find("gave up after 10000000 backtracking steps"),
+            std::string::npos)
+      << error;
+}
+
 TEST(Targets, MatchedAgainstTheProbedFunctions) {
   RunMeasurement m = parsed(summary(1000, 500000000, 2000, 1000));
   std::string error;
