@@ -108,6 +108,7 @@ void warnDroppedSpans() {
 
 void afterForkInChild() {
   gRt.pid = getpid();
+  speedupAfterFork(); // before threadsAfterFork: a new state reads it
   threadsAfterFork();
   spansAfterFork();
   traceAfterFork();

@@ -89,7 +89,7 @@ template <typename Wait> int blockedWait(Wait wait, bool mutex) {
   if (!t)
     return wait();
   if (gSpeedup.on)
-    speedupCatchUp(t);
+    speedupBeforeBlock(t, nowTicks());
   uint64_t before = nowTicks();
   if (mutex)
     released(t, before);
@@ -101,7 +101,7 @@ template <typename Wait> int blockedWait(Wait wait, bool mutex) {
   uint64_t after = nowTicks();
   again->locks.blockedTicks += after - before;
   if (gSpeedup.on)
-    speedupSkip(again);
+    speedupAfterBlock(again, after);
   if (mutex)
     acquired(again, after);
   release(again);
@@ -140,7 +140,7 @@ PERFRT_API int pthread_mutex_lock(pthread_mutex_t *m) {
   uint64_t now;
   if (rc == EBUSY) {
     if (gSpeedup.on)
-      speedupCatchUp(t);
+      speedupBeforeBlock(t, nowTicks());
     uint64_t before = nowTicks();
     release(t); // no guard while blocked: signals may record meanwhile
     rc = realLock()(m);
@@ -150,7 +150,7 @@ PERFRT_API int pthread_mutex_lock(pthread_mutex_t *m) {
     now = nowTicks();
     t->locks.blockedTicks += now - before;
     if (gSpeedup.on)
-      speedupSkip(t);
+      speedupAfterBlock(t, now);
   } else {
     now = nowTicks();
   }

@@ -13,6 +13,59 @@ namespace perfrt {
 
 SpeedupState gSpeedup;
 
+namespace {
+
+// A running slot: 0 when free, else SlotTaken | the tick its call's own work
+// would have begun at had it never blocked, or, while the call is blocked on
+// another thread, SlotTaken | SlotPaused | the work done so far.
+constexpr uint64_t SlotTaken = uint64_t(1) << 62;
+constexpr uint64_t SlotPaused = uint64_t(1) << 63;
+constexpr uint64_t SlotTicks = SlotTaken - 1;
+
+/// Own work done so far by the call in a running slot holding \p v.
+uint64_t workSoFar(uint64_t v, uint64_t now) {
+  if (v & SlotPaused)
+    return v & SlotTicks;
+  uint64_t began = v & SlotTicks;
+  return now > began ? now - began : 0;
+}
+
+/// The delay the selected calls running at \p now (0: read the clock if one
+/// runs) have accrued, other than \p self (slot + 1, or 0).
+uint64_t accruedByRunning(uint32_t self, uint64_t now) {
+  uint32_t high = gSpeedup.runningHigh.load(std::memory_order_acquire);
+  uint64_t work = 0;
+  for (uint32_t i = 0; i < high; ++i) {
+    uint64_t v = gSpeedup.running[i].load(std::memory_order_acquire);
+    if (!v || i + 1 == self)
+      continue;
+    if (!now)
+      now = nowTicks();
+    work += workSoFar(v, now);
+  }
+  return work * gSpeedup.percent / 100;
+}
+
+void takeSlot(ThreadState *t, uint64_t now) {
+  for (uint32_t i = 0; i < SpeedupRunningSlots; ++i) {
+    uint64_t expected = 0;
+    if (gSpeedup.running[i].load(std::memory_order_relaxed) == 0 &&
+        gSpeedup.running[i].compare_exchange_strong(
+            expected, SlotTaken | (now & SlotTicks), std::memory_order_release,
+            std::memory_order_relaxed)) {
+      t->speedupSlot = i + 1;
+      uint32_t high = gSpeedup.runningHigh.load(std::memory_order_relaxed);
+      while (high < i + 1 && !gSpeedup.runningHigh.compare_exchange_weak(
+                                 high, i + 1, std::memory_order_release,
+                                 std::memory_order_relaxed)) {
+      }
+      return;
+    }
+  }
+}
+
+} // namespace
+
 void speedupInit(const Flags &flags) {
   gSpeedup.on = flags.speedupPercent != 0;
   gSpeedup.percent = flags.speedupPercent;
@@ -22,12 +75,21 @@ void speedupEnterSelected(ThreadState *t, uint64_t now) {
   if (t->selectedDepth++ == 0) {
     t->selectedStart = now;
     t->selectedBlockedAtStart = t->locks.blockedTicks;
+    if (inWindow(now))
+      takeSlot(t, now);
   }
 }
 
 void speedupExitSelected(ThreadState *t, uint64_t now) {
   if (t->selectedDepth == 0 || --t->selectedDepth != 0)
     return;
+  // Free the slot before the delay joins the global count: a reader in
+  // between sees neither and pays the difference later; one that saw both
+  // would pay it twice, which cannot be taken back.
+  if (t->speedupSlot) {
+    gSpeedup.running[t->speedupSlot - 1].store(0, std::memory_order_release);
+    t->speedupSlot = 0;
+  }
   if (!inWindow(now))
     return;
   // Its own work only: the time it sat blocked on a mutex another thread
@@ -42,22 +104,54 @@ void speedupExitSelected(ThreadState *t, uint64_t now) {
   t->localDelayTicks += delay; // this thread ran "faster": it owes nothing
 }
 
-void speedupCatchUp(ThreadState *t) {
+uint64_t speedupOwedTotal(uint64_t now) {
+  return gSpeedup.globalTicks.load(std::memory_order_relaxed) +
+         accruedByRunning(0, now);
+}
+
+void speedupCatchUp(ThreadState *t, uint64_t now) {
   if (t->selectedDepth)
     return;
-  uint64_t global = gSpeedup.globalTicks.load(std::memory_order_relaxed);
-  if (global <= t->localDelayTicks)
+  uint64_t total = speedupOwedTotal(now);
+  if (total <= t->localDelayTicks)
     return;
-  uint64_t owed = global - t->localDelayTicks;
+  uint64_t owed = total - t->localDelayTicks;
   spinTicks(owed);
   t->localDelayTicks += owed;
   gSpeedup.paidTicks.fetch_add(owed, std::memory_order_relaxed);
 }
 
-void speedupSkip(ThreadState *t) {
-  uint64_t global = gSpeedup.globalTicks.load(std::memory_order_relaxed);
-  if (global > t->localDelayTicks)
-    t->localDelayTicks = global;
+void speedupSkip(ThreadState *t, uint64_t now) {
+  // A thread inside a selected call skips the other running calls'
+  // accruals, not its own (accruedByRunning leaves its slot out).
+  uint64_t total = gSpeedup.globalTicks.load(std::memory_order_relaxed) +
+                   accruedByRunning(t->speedupSlot, now);
+  if (total > t->localDelayTicks)
+    t->localDelayTicks = total;
+}
+
+void speedupBeforeBlock(ThreadState *t, uint64_t now) {
+  if (!t->speedupSlot)
+    return speedupCatchUp(t, now);
+  std::atomic<uint64_t> &slot = gSpeedup.running[t->speedupSlot - 1];
+  uint64_t done = workSoFar(slot.load(std::memory_order_relaxed), now);
+  slot.store(SlotTaken | SlotPaused | done, std::memory_order_release);
+}
+
+void speedupAfterBlock(ThreadState *t, uint64_t now) {
+  speedupSkip(t, now);
+  if (!t->speedupSlot)
+    return;
+  std::atomic<uint64_t> &slot = gSpeedup.running[t->speedupSlot - 1];
+  uint64_t done = slot.load(std::memory_order_relaxed) & SlotTicks;
+  uint64_t began = now > done ? now - done : 0;
+  slot.store(SlotTaken | began, std::memory_order_release);
+}
+
+void speedupAfterFork() {
+  for (auto &slot : gSpeedup.running)
+    slot.store(0, std::memory_order_relaxed);
+  gSpeedup.runningHigh.store(0, std::memory_order_relaxed);
 }
 
 bool speedupSawGpu() { return libraryMapped("libcuda.so"); }

@@ -6,7 +6,19 @@
 // count (it "ran faster"); every thread pays the difference between the two
 // at its probes, progress points and before it blocks. A thread that blocked
 // waiting for another skips what accrued while it slept: it was waiting
-// anyway (Coz's rule). The run's effective
+// anyway (Coz's rule).
+//
+// The delay accrues while the selected call runs, not in one lump at its
+// exit: a thread inside one publishes when its own work began (a running
+// slot), and the others owe P% of it so far at each probe. The pause stands
+// for "the other threads ran slower while f ran", so it must fall while f
+// runs. Paid in a lump after f's exit, it falls in what follows f, which
+// is not random: a poller that runs f and then takes a lock made the worker
+// pay its pause exactly while the poller held the lock, hiding the wait the
+// worker would have had behind the pause; a function whose speedup costs
+// throughput was predicted a gain of +21% against a real -12%
+// (docs/methodology.md#locks). A selected thread that blocks on another
+// pauses its slot: that time is not its own work. The run's effective
 // time is its real time minus the total delay inserted, which turns the
 // measured progress into the predicted throughput of the faster program.
 //
@@ -27,12 +39,20 @@ namespace perfrt {
 
 struct ThreadState;
 
+/// Threads that can be inside a selected call at once and accrue delay as
+/// they run; a thread beyond them adds its delay at exit only.
+constexpr uint32_t SpeedupRunningSlots = 64;
+
 struct SpeedupState {
   bool on;
   uint64_t percent;
   std::atomic<uint64_t> globalTicks;   // total delay owed, in ticks
   std::atomic<uint64_t> insertedTicks; // added inside the window
   std::atomic<uint64_t> paidTicks;     // actually spun, all threads
+  // One per thread inside a selected call (perfrt_speedup.cpp: the
+  // encoding): when its own work began, or how much it did before blocking.
+  std::atomic<uint64_t> running[SpeedupRunningSlots];
+  std::atomic<uint32_t> runningHigh; // slots ever taken: readers scan these
 };
 
 extern SpeedupState gSpeedup;
@@ -43,10 +63,24 @@ void speedupInit(const Flags &flags);
 void speedupEnterSelected(ThreadState *t, uint64_t now);
 /// Exit of a selected function on \p t.
 void speedupExitSelected(ThreadState *t, uint64_t now);
-/// Pays what \p t owes (nothing while it runs a selected function).
-void speedupCatchUp(ThreadState *t);
-/// \p t resumes after blocking: forgets what accrued meanwhile.
-void speedupSkip(ThreadState *t);
+/// Pays what \p t owes at \p now (nothing while it runs a selected
+/// function). A \p now of 0 reads the clock, only if a selected call runs.
+void speedupCatchUp(ThreadState *t, uint64_t now = 0);
+/// \p t resumes after blocking at \p now: forgets what accrued meanwhile.
+void speedupSkip(ThreadState *t, uint64_t now = 0);
+/// \p t is about to block on another thread at \p now: pays what it owes,
+/// or, inside a selected call, stops accruing (blocked time is not its
+/// work).
+void speedupBeforeBlock(ThreadState *t, uint64_t now);
+/// \p t resumes at \p now after blocking: skips what accrued meanwhile and,
+/// inside a selected call, accrues again.
+void speedupAfterBlock(ThreadState *t, uint64_t now);
+/// Every delay owed at \p now (0: read the clock if needed), including what
+/// the selected calls running then have accrued: what a new thread starts
+/// from.
+uint64_t speedupOwedTotal(uint64_t now = 0);
+/// In a forked child: the parent's running calls are not the child's.
+void speedupAfterFork();
 
 /// True when the process loaded a GPU driver (CUDA), which a virtual speedup
 /// cannot pause.

@@ -60,6 +60,12 @@ void onThreadExit(void *arg) {
   uint64_t now = nowTicks();
   while (t->depth)
     popFrame(t, now, SpanUnfinished);
+  if (t->selectedDepth) {
+    // A selected call the thread never left (pthread_exit inside it): it
+    // ran until now, and its running slot must not accrue forever.
+    t->selectedDepth = 1;
+    speedupExitSelected(t, now);
+  }
   refreshThreadName(t);
   if (t->chunk) {
     SpanChunk *c = t->chunk;
@@ -82,7 +88,7 @@ ThreadState *createThreadState() {
     return nullptr;
   t->tid = static_cast<uint32_t>(gettid());
   // A new thread owes none of the delays inserted before it existed.
-  t->localDelayTicks = gSpeedup.globalTicks.load(std::memory_order_relaxed);
+  t->localDelayTicks = speedupOwedTotal();
   refreshThreadName(t);
   ThreadState *head = threadList.load(std::memory_order_relaxed);
   do {

@@ -73,4 +73,40 @@ TEST_F(Speedup, AWokenThreadSkipsWhatAccruedWhileItWaited) {
   EXPECT_EQ(gSpeedup.paidTicks.load(), 0u);
 }
 
+// The pause stands for "the other threads ran slower while f ran": it
+// accrues while the selected call runs, so a thread whose probe falls in the
+// middle of it pays half of it then, and the rest later, never twice.
+TEST_F(Speedup, DelayAccruesWhileTheSelectedCallRuns) {
+  speedupEnterSelected(a, 1000);
+  speedupCatchUp(b, 3000); // a has run 2000 ticks: 1000 owed so far
+  EXPECT_EQ(b->localDelayTicks, 1000u);
+  speedupExitSelected(a, 5000); // 4000 ticks: 2000 in all
+  EXPECT_EQ(gSpeedup.globalTicks.load(), 2000u);
+  speedupCatchUp(b, 6000);
+  EXPECT_EQ(b->localDelayTicks, 2000u);
+  EXPECT_EQ(gSpeedup.paidTicks.load(), 2000u);
+}
+
+TEST_F(Speedup, ABlockedSelectedCallStopsAccruing) {
+  speedupEnterSelected(a, 0);
+  speedupBeforeBlock(a, 1000); // 1000 ticks of its own work, then blocked
+  speedupCatchUp(b, 5000);
+  EXPECT_EQ(b->localDelayTicks, 500u);
+  a->locks.blockedTicks += 8000; // what the interposer adds on waking
+  speedupAfterBlock(a, 9000);
+  speedupCatchUp(b, 10000); // 1000 + 1000 of own work
+  EXPECT_EQ(b->localDelayTicks, 1000u);
+  speedupExitSelected(a, 10000);
+  EXPECT_EQ(gSpeedup.globalTicks.load(), 1000u);
+  speedupCatchUp(b, 11000);
+  EXPECT_EQ(gSpeedup.paidTicks.load(), 1000u);
+}
+
+TEST_F(Speedup, AThreadBornDuringASelectedCallOwesOnlyWhatFollows) {
+  speedupEnterSelected(a, 0);
+  EXPECT_EQ(speedupOwedTotal(4000), 2000u);
+  speedupExitSelected(a, 4000);
+  EXPECT_EQ(speedupOwedTotal(4000), 2000u); // moved, not doubled
+}
+
 } // namespace

@@ -25,6 +25,11 @@
                                          are pooled): whether each
                                          prediction at P% is near the real
                                          gain, and each shape fits it
+  sweepcheck.py signs BUMPS/sweep.json SPEEDUP/sweep.json P REAL.json ...
+                                         the sign of the real gain of doing P%
+                                         less work (pooled as above) and of
+                                         both modes' predictions at P%: a
+                                         loss, a gain or about nothing
 
 Checks the file's invariants on the way (every run has its fields, the
 interval holds its estimate) and exits 1 with a message when one fails.
@@ -162,8 +167,52 @@ def against_real(doc, percent, real_paths):
         print(line)
 
 
+def sign_of(gain):
+    if gain is None:
+        return "no prediction"
+    if abs(gain) < SLACK_POINTS:
+        return "about nothing"
+    return "a loss" if gain < 0 else "a gain"
+
+
+def signs(bumps_path, speedup_path, percent, real_paths):
+    """Whether the real gain and both modes' predictions agree in sign: the
+    one thing a function whose speedup hurts must get right."""
+    _, gains = pooled(real_paths)
+    with open(bumps_path) as f:
+        bumps = json.load(f)
+    with open(speedup_path) as f:
+        speedup_doc = json.load(f)
+    bump_groups = {g["name"]: g for g in bumps["analysis"]["groups"]}
+    speedup_groups = {g["name"]: g for g in speedup_doc["analysis"]["groups"]}
+    details = []
+    for name, answer in sorted(gains.items()):
+        g = bump_groups[name]
+        by = {e["percent"]: e for e in g.get("extrapolation", [])
+              if e.get("percent")}
+        e = by.get(percent)
+        bump = e["gain_percent"]["value"] if e and e["valid"] else None
+        v = speedup_groups[name]
+        [level] = [l for l in v["levels"] if l["percent"] == percent]
+        virtual = level["gain_percent"]["value"] if v["valid"] else None
+        print("group %s real: %s" % (name, sign_of(answer["gain_percent"])))
+        print("group %s speed bumps: %s (%s)" % (name, sign_of(bump),
+                                                 g["shape"]))
+        print("group %s virtual speedup: %s" % (name, sign_of(virtual)))
+        details.append("%s at %d%% less work: real %+.1f%%, speed bumps %s, "
+                       "virtual %s; %s" % (
+                           name, percent, answer["gain_percent"],
+                           "-" if bump is None else "%+.1f%%" % bump,
+                           "-" if virtual is None else "%+.1f%%" % virtual,
+                           g["verdict"]))
+    for line in details:
+        print(line)
+
+
 def main():
     what, path = sys.argv[1], sys.argv[2]
+    if what == "signs":
+        return signs(path, sys.argv[3], int(sys.argv[4]), sys.argv[5:])
     with open(path) as f:
         doc = json.load(f)
     runs = doc["runs"]
