@@ -21,6 +21,7 @@ PERFRT_NOINSTR_BEGIN
 #include "perfrt_progress.h"
 #include "perfrt_record.h"
 #include "perfrt_registry.h"
+#include "perfrt_spill.h"
 #include "perfrt_speedup.h"
 #include "perfrt_summary.h"
 #include "perfrt_trace_writer.h"
@@ -177,6 +178,8 @@ void initOnceBody() {
       _exit(2);
     }
   }
+  if (gRt.trace)
+    spillReportLeftovers();
   gRt.state.store(Lifecycle::Running);
   gRt.recording.store(gRt.flags.mode != Mode::Off, std::memory_order_release);
 }

@@ -15,12 +15,22 @@ SpeedupState gSpeedup;
 
 namespace {
 
-// A running slot: 0 when free, else SlotTaken | the tick its call's own work
-// would have begun at had it never blocked, or, while the call is blocked on
-// another thread, SlotTaken | SlotPaused | the work done so far.
+// A running slot's value: 0 outside a selected call, else SlotTaken | the
+// tick its call's own work would have begun at had it never blocked, or,
+// while the call is blocked on another thread, SlotTaken | SlotPaused | the
+// work done so far.
 constexpr uint64_t SlotTaken = uint64_t(1) << 62;
 constexpr uint64_t SlotPaused = uint64_t(1) << 63;
 constexpr uint64_t SlotTicks = SlotTaken - 1;
+// ThreadState::speedupSlot when every slot was owned: the thread adds its
+// delay at exit only.
+constexpr uint32_t SpeedupNoSlot = ~0u;
+
+std::atomic<uint64_t> *slotOf(const ThreadState *t) {
+  if (!t->speedupSlot || t->speedupSlot == SpeedupNoSlot)
+    return nullptr;
+  return &gSpeedup.running[t->speedupSlot - 1].value;
+}
 
 /// Own work done so far by the call in a running slot holding \p v.
 uint64_t workSoFar(uint64_t v, uint64_t now) {
@@ -36,7 +46,7 @@ uint64_t accruedByRunning(uint32_t self, uint64_t now) {
   uint32_t high = gSpeedup.runningHigh.load(std::memory_order_acquire);
   uint64_t work = 0;
   for (uint32_t i = 0; i < high; ++i) {
-    uint64_t v = gSpeedup.running[i].load(std::memory_order_acquire);
+    uint64_t v = gSpeedup.running[i].value.load(std::memory_order_acquire);
     if (!v || i + 1 == self)
       continue;
     if (!now)
@@ -46,13 +56,13 @@ uint64_t accruedByRunning(uint32_t self, uint64_t now) {
   return work * gSpeedup.percent / 100;
 }
 
-void takeSlot(ThreadState *t, uint64_t now) {
+/// Gives \p t a running slot for the rest of its life, if one is free.
+void ownSlot(ThreadState *t) {
   for (uint32_t i = 0; i < SpeedupRunningSlots; ++i) {
-    uint64_t expected = 0;
-    if (gSpeedup.running[i].load(std::memory_order_relaxed) == 0 &&
-        gSpeedup.running[i].compare_exchange_strong(
-            expected, SlotTaken | (now & SlotTicks), std::memory_order_release,
-            std::memory_order_relaxed)) {
+    uint32_t expected = 0;
+    if (gSpeedup.running[i].owned.load(std::memory_order_relaxed) == 0 &&
+        gSpeedup.running[i].owned.compare_exchange_strong(
+            expected, 1, std::memory_order_acq_rel)) {
       t->speedupSlot = i + 1;
       uint32_t high = gSpeedup.runningHigh.load(std::memory_order_relaxed);
       while (high < i + 1 && !gSpeedup.runningHigh.compare_exchange_weak(
@@ -62,6 +72,7 @@ void takeSlot(ThreadState *t, uint64_t now) {
       return;
     }
   }
+  t->speedupSlot = SpeedupNoSlot;
 }
 
 } // namespace
@@ -75,8 +86,10 @@ void speedupEnterSelected(ThreadState *t, uint64_t now) {
   if (t->selectedDepth++ == 0) {
     t->selectedStart = now;
     t->selectedBlockedAtStart = t->locks.blockedTicks;
-    if (inWindow(now))
-      takeSlot(t, now);
+    if (!t->speedupSlot)
+      ownSlot(t);
+    if (std::atomic<uint64_t> *slot = slotOf(t); slot && inWindow(now))
+      slot->store(SlotTaken | (now & SlotTicks), std::memory_order_release);
   }
 }
 
@@ -86,10 +99,8 @@ void speedupExitSelected(ThreadState *t, uint64_t now) {
   // Free the slot before the delay joins the global count: a reader in
   // between sees neither and pays the difference later; one that saw both
   // would pay it twice, which cannot be taken back.
-  if (t->speedupSlot) {
-    gSpeedup.running[t->speedupSlot - 1].store(0, std::memory_order_release);
-    t->speedupSlot = 0;
-  }
+  if (std::atomic<uint64_t> *slot = slotOf(t))
+    slot->store(0, std::memory_order_release);
   if (!inWindow(now))
     return;
   // Its own work only: the time it sat blocked on a mutex another thread
@@ -131,26 +142,41 @@ void speedupSkip(ThreadState *t, uint64_t now) {
 }
 
 void speedupBeforeBlock(ThreadState *t, uint64_t now) {
-  if (!t->speedupSlot)
+  if (!t->selectedDepth)
     return speedupCatchUp(t, now);
-  std::atomic<uint64_t> &slot = gSpeedup.running[t->speedupSlot - 1];
-  uint64_t done = workSoFar(slot.load(std::memory_order_relaxed), now);
-  slot.store(SlotTaken | SlotPaused | done, std::memory_order_release);
+  std::atomic<uint64_t> *slot = slotOf(t);
+  uint64_t v = slot ? slot->load(std::memory_order_relaxed) : 0;
+  if (v && !(v & SlotPaused))
+    slot->store(SlotTaken | SlotPaused | workSoFar(v, now),
+                std::memory_order_release);
 }
 
 void speedupAfterBlock(ThreadState *t, uint64_t now) {
   speedupSkip(t, now);
-  if (!t->speedupSlot)
+  std::atomic<uint64_t> *slot = slotOf(t);
+  uint64_t v = slot ? slot->load(std::memory_order_relaxed) : 0;
+  if (!(v & SlotPaused))
     return;
-  std::atomic<uint64_t> &slot = gSpeedup.running[t->speedupSlot - 1];
-  uint64_t done = slot.load(std::memory_order_relaxed) & SlotTicks;
+  uint64_t done = v & SlotTicks;
   uint64_t began = now > done ? now - done : 0;
-  slot.store(SlotTaken | began, std::memory_order_release);
+  slot->store(SlotTaken | began, std::memory_order_release);
+}
+
+void speedupThreadExit(ThreadState *t) {
+  if (!slotOf(t))
+    return;
+  gSpeedup.running[t->speedupSlot - 1].value.store(0,
+                                                   std::memory_order_release);
+  gSpeedup.running[t->speedupSlot - 1].owned.store(0,
+                                                   std::memory_order_release);
+  t->speedupSlot = 0;
 }
 
 void speedupAfterFork() {
-  for (auto &slot : gSpeedup.running)
-    slot.store(0, std::memory_order_relaxed);
+  for (auto &slot : gSpeedup.running) {
+    slot.value.store(0, std::memory_order_relaxed);
+    slot.owned.store(0, std::memory_order_relaxed);
+  }
   gSpeedup.runningHigh.store(0, std::memory_order_relaxed);
 }
 

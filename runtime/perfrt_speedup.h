@@ -49,10 +49,16 @@ struct SpeedupState {
   std::atomic<uint64_t> globalTicks;   // total delay owed, in ticks
   std::atomic<uint64_t> insertedTicks; // added inside the window
   std::atomic<uint64_t> paidTicks;     // actually spun, all threads
-  // One per thread inside a selected call (perfrt_speedup.cpp: the
-  // encoding): when its own work began, or how much it did before blocking.
-  std::atomic<uint64_t> running[SpeedupRunningSlots];
-  std::atomic<uint32_t> runningHigh; // slots ever taken: readers scan these
+  // One per thread that has run a selected call, kept until it exits (a
+  // store per call, no compare-and-swap: selected functions can be 100 ns
+  // hot). perfrt_speedup.cpp has the encoding: 0 outside a selected call,
+  // else when its own work began, or how much it did before blocking.
+  struct alignas(64) RunningSlot {
+    std::atomic<uint64_t> value;
+    std::atomic<uint32_t> owned;
+  };
+  RunningSlot running[SpeedupRunningSlots];
+  std::atomic<uint32_t> runningHigh; // slots ever owned: readers scan these
 };
 
 extern SpeedupState gSpeedup;
@@ -79,6 +85,8 @@ void speedupAfterBlock(ThreadState *t, uint64_t now);
 /// the selected calls running then have accrued: what a new thread starts
 /// from.
 uint64_t speedupOwedTotal(uint64_t now = 0);
+/// \p t exits: its running slot is free for another thread.
+void speedupThreadExit(ThreadState *t);
 /// In a forked child: the parent's running calls are not the child's.
 void speedupAfterFork();
 

@@ -66,6 +66,7 @@ void onThreadExit(void *arg) {
     t->selectedDepth = 1;
     speedupExitSelected(t, now);
   }
+  speedupThreadExit(t);
   refreshThreadName(t);
   if (t->chunk) {
     SpanChunk *c = t->chunk;

@@ -78,7 +78,7 @@ struct ThreadState {
   uint64_t selectedStart;   // entry of the outermost selected call
   uint32_t selectedDepth;   // selected calls open on this thread
   uint64_t selectedBlockedAtStart; // locks.blockedTicks at selectedStart
-  uint32_t speedupSlot; // running slot + 1 while in a selected call, or 0
+  uint32_t speedupSlot; // running slot + 1 (perfrt_speedup.cpp), or 0
   // Mutexes and speed bumps' placement (perfrt_locks.h).
   LockState locks;
   uint64_t delaySpunTicks; // every speed bump this thread paid

@@ -12,6 +12,7 @@ PERFRT_NOINSTR_BEGIN
 #include "perfrt_record.h"
 #include "perfrt_registry.h"
 #include "perfrt_runtime.h"
+#include "perfrt_spill.h"
 
 #include "perfcc/OutputSchema.h"
 
@@ -33,20 +34,7 @@ int traceFd = -1;
 bool openFailed = false;
 bool firstEvent = true;
 char tracePath[4096];
-int spillFd = -1;
-bool spillFailed = false;
 uint64_t spillLostSpans = 0; // spans the spill file could not take
-uint64_t spillBytes = 0;
-// PERFCC_TRACE_KEEP=last: the spill is a ring of whole-chunk slots; chunk k
-// goes to slot k % ringSlots, and the oldest is overwritten once it is full.
-uint64_t ringChunks = 0; // chunks written so far
-
-uint64_t ringSlots() {
-  uint64_t slots = (gRt.flags.traceMaxMb << 20) / ChunkBytes;
-  return slots ? slots : 1;
-}
-char spillPath[4096];
-SpanChunk spillBuffer; // one chunk read back at a time (static: 256 KiB)
 Arena writerArena;     // for every thread's spanStats: one converter at a time
 
 /// Charges a function span to its thread's aggregates (the writer's table);
@@ -56,34 +44,6 @@ bool chargeSpan(ThreadState *owner, const SpanRecord &r) {
     return false;
   if (FnStats *s = owner->spanStats.get(r.fn, writerArena))
     s->add(r.end > r.start ? r.end - r.start : 0, r.exclusive);
-  return true;
-}
-
-bool writeAll(int fd, const void *data, size_t size) {
-  const char *p = static_cast<const char *>(data);
-  while (size) {
-    ssize_t n = ::write(fd, p, size);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return false;
-    p += n;
-    size -= size_t(n);
-  }
-  return true;
-}
-
-bool readAll(int fd, void *data, size_t size) {
-  char *p = static_cast<char *>(data);
-  while (size) {
-    ssize_t n = ::read(fd, p, size);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return false;
-    p += n;
-    size -= size_t(n);
-  }
   return true;
 }
 
@@ -208,81 +168,18 @@ void chargeLost(const SpanChunk *c) {
       ++spillLostSpans;
 }
 
-/// The flight recorder's write: the chunk replaces the oldest in the ring,
-/// whose spans are charged to the summary first (read back: they are on
-/// disk only). On the writer thread, so the read costs the probes nothing.
-void spillToRing(const SpanChunk *c, size_t bytes) {
-  off_t at = off_t((ringChunks % ringSlots()) * ChunkBytes);
-  if (ringChunks >= ringSlots() && ::lseek(spillFd, at, SEEK_SET) == at &&
-      readAll(spillFd, &spillBuffer, ChunkHeader) &&
-      spillBuffer.count <= ChunkRecords &&
-      readAll(spillFd, spillBuffer.records,
-              size_t(spillBuffer.count) * sizeof(SpanRecord)))
-    chargeLost(&spillBuffer);
-  if (::lseek(spillFd, at, SEEK_SET) == at && writeAll(spillFd, c, bytes)) {
-    ++ringChunks;
-    return;
-  }
-  spillFailed = true;
-  chargeLost(c);
-}
-
 } // namespace
 
 void traceSpillChunk(SpanChunk *c) {
   clockSample(); // the writer thread is off the hot path: check the clock
   uint32_t n = __atomic_load_n(&c->count, __ATOMIC_ACQUIRE);
-  if (spillFd < 0 && !spillFailed) {
-    makeOutputDir();
-    std::snprintf(spillPath, sizeof spillPath, "%s/.%s.%d.spans",
-                  gRt.flags.out.c_str(), gRt.program, gRt.pid);
-    spillFd = openOutputFile(spillPath, 0600, true);
-    spillFailed = spillFd < 0;
-  }
-  size_t bytes = ChunkHeader + size_t(n) * sizeof(SpanRecord);
-  if (gRt.flags.traceKeep == TraceKeep::Last && !spillFailed) {
-    spillToRing(c, bytes);
-    return;
-  }
-  uint64_t cap = gRt.flags.traceMaxMb << 20;
-  bool full = cap && spillBytes + bytes > cap;
-  if (!full && !spillFailed && writeAll(spillFd, c, bytes)) {
-    spillBytes += bytes;
-    return;
-  }
-  // Not in the trace, but still in the summary: charge the spans here.
-  chargeLost(c);
+  // A chunk the ring overwrites is on disk only: its spans are charged to
+  // the summary as it goes. One the file did not take is charged here.
+  if (!spillChunk(c, n, chargeLost))
+    chargeLost(c);
 }
 
-void traceConvertSpill() {
-  if (spillFd < 0)
-    return;
-  auto convertAt = [](off_t at) {
-    if (::lseek(spillFd, at, SEEK_SET) != at ||
-        !readAll(spillFd, &spillBuffer, ChunkHeader))
-      return false;
-    size_t bytes = size_t(spillBuffer.count) * sizeof(SpanRecord);
-    if (spillBuffer.count > ChunkRecords ||
-        !readAll(spillFd, spillBuffer.records, bytes))
-      return false;
-    traceConvertChunk(&spillBuffer);
-    return true;
-  };
-  if (gRt.flags.traceKeep == TraceKeep::Last) {
-    // Oldest slot first: the one the next chunk would have overwritten.
-    uint64_t slots = ringSlots();
-    uint64_t kept = ringChunks < slots ? ringChunks : slots;
-    for (uint64_t i = 0; i < kept; ++i)
-      if (!convertAt(off_t(((ringChunks - kept + i) % slots) * ChunkBytes)))
-        break;
-  } else if (::lseek(spillFd, 0, SEEK_SET) == 0) {
-    for (off_t at = 0; convertAt(at);)
-      at += off_t(ChunkHeader + size_t(spillBuffer.count) * sizeof(SpanRecord));
-  }
-  ::close(spillFd);
-  ::unlink(spillPath);
-  spillFd = -1;
-}
+void traceConvertSpill() { spillConvertAndRemove(traceConvertChunk); }
 
 void traceConvertChunk(SpanChunk *c) {
   if (!ensureOpen())
@@ -361,13 +258,8 @@ uint64_t traceDroppedSpans() { return spillLostSpans; }
 
 void traceAfterFork() {
   // The spill file and the trace are the parent's.
-  if (spillFd >= 0)
-    ::close(spillFd);
-  spillFd = -1;
-  spillFailed = false;
+  spillAfterFork();
   spillLostSpans = 0;
-  spillBytes = 0;
-  ringChunks = 0;
   // Drop the parent's unwritten bytes and its descriptor.
   out.setFd(-1);
   out.flush();

@@ -3,8 +3,8 @@
 // Writes `<program>.<pid>.trace.json` (Chrome Trace Event Format, object
 // form): one complete event (ph X, category cpu_op) per span, the process
 // and thread names, and the `metadata` object with every drop counted.
-// During the run full chunks are spilled raw to `.<program>.<pid>.spans`
-// in the output folder; the end of the run converts them. The names and
+// During the run full chunks go to the spill file, `.<program>.<pid>.spans`
+// in the output folder (perfrt_spill.h); the end of the run converts them. The names and
 // keys are perfcc/OutputSchema.h's, shared with the tools that read
 // traces. Calls are serialized by the caller (the writer thread or the final
 // flush).
@@ -19,7 +19,7 @@ namespace perfrt {
 
 struct SpanChunk;
 
-/// Writer thread: appends the chunk, raw, to the spill file.
+/// Writer thread: appends the chunk to the spill file.
 void traceSpillChunk(SpanChunk *c);
 
 /// End of the run: converts every spilled chunk to trace events (oldest

@@ -19,6 +19,7 @@ protected:
     gSpeedup.globalTicks = 0;
     gSpeedup.insertedTicks = 0;
     gSpeedup.paidTicks = 0;
+    speedupAfterFork(); // every running slot free: the states below are new
     a = createThreadState();
     b = createThreadState();
     ASSERT_TRUE(a && b);
