@@ -21,8 +21,8 @@ PERFRT_NOINSTR_BEGIN
 #include "perfrt_progress.h"
 #include "perfrt_record.h"
 #include "perfrt_registry.h"
-#include "perfrt_spill.h"
 #include "perfrt_speedup.h"
+#include "perfrt_spill.h"
 #include "perfrt_summary.h"
 #include "perfrt_trace_writer.h"
 
@@ -265,6 +265,13 @@ void runtimeFinish(bool inSignal) {
   bool summaryOk =
       summaryWrite(summaryPath, sizeof summaryPath, gRt.trace ? tracePath : "");
 
+  // A trace written makes the spill redundant; one that was not leaves it
+  // for perfctl trace recover, which the exit names.
+  const char *spillLeft = nullptr;
+  if (gRt.trace && traceOk)
+    spillRemove();
+  else if (gRt.trace)
+    spillLeft = spillLeftBehind();
   std::string line = "perfcc: ";
   if (gRt.trace)
     line += traceOk ? std::string("wrote ") + tracePath + " and "
@@ -273,6 +280,11 @@ void runtimeFinish(bool inSignal) {
                     : std::string("no summary (") + summaryPath + ": " +
                           std::strerror(errno) + ")";
   writeStderr(line);
+  if (spillLeft)
+    writeStderr(std::string("perfcc: the calls written to disk during the "
+                            "run are in ") +
+                spillLeft + "; recover them with: perfctl trace recover " +
+                spillLeft);
   if (gRt.trace && !inSignal)
     warnDroppedSpans();
   if (const char *gpuLoss = gpuLossWarning(); *gpuLoss)

@@ -47,11 +47,11 @@ constexpr uint64_t SyncEveryNs = 1000000000;
 int fd = -1;
 bool failed = false;
 char path[4096];
-uint64_t seq = 0;         // next frame's sequence number
-uint64_t appendAt = 0;    // where the next appended frame goes
-uint64_t chunkBytes = 0;  // keep-first: bytes of chunk frames, for the cap
-uint64_t ringChunks = 0;  // keep-last: chunks written so far
-uint64_t ringSlots = 0;   // keep-last: slots in the ring (0: keep-first)
+uint64_t seq = 0;              // next frame's sequence number
+uint64_t appendAt = 0;         // where the next appended frame goes
+uint64_t chunkBytes = 0;       // keep-first: bytes of chunk frames, for the cap
+uint64_t ringChunks = 0;       // keep-last: chunks written so far
+uint64_t ringSlots = 0;        // keep-last: slots in the ring (0: keep-first)
 uint32_t functionsWritten = 0; // registry ids 1..this are in the file
 unsigned progressWritten = 0;
 uint64_t lastSyncNs = 0;
@@ -286,6 +286,25 @@ void syncNowAndThen() {
   ::fdatasync(fd);
 }
 
+/// True while \p pid runs: a zombie (killed, not yet reaped) does not.
+bool processAlive(pid_t pid) {
+  if (::kill(pid, 0) != 0)
+    return errno != ESRCH;
+  char path[64], stat[512];
+  std::snprintf(path, sizeof path, "/proc/%d/stat", int(pid));
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return true;
+  ssize_t n = ::read(fd, stat, sizeof stat - 1);
+  ::close(fd);
+  if (n <= 0)
+    return true;
+  stat[n] = '\0';
+  // "pid (comm) S ...": the state follows the last ')'.
+  const char *close = std::strrchr(stat, ')');
+  return !(close && close[1] == ' ' && (close[2] == 'Z' || close[2] == 'X'));
+}
+
 } // namespace
 
 bool spillChunk(const SpanChunk *c, uint32_t n,
@@ -293,10 +312,11 @@ bool spillChunk(const SpanChunk *c, uint32_t n,
   if (!open())
     return false;
   spill::ChunkPayload p{c->tid, n, uint64_t(uintptr_t(c->owner))};
-  iovec parts[2] = {{&p, sizeof p},
-                    {const_cast<SpanRecord *>(c->records),
-                     size_t(n) * sizeof(SpanRecord)}};
-  uint64_t frameBytes = sizeof(spill::FrameHeader) + sizeof p + parts[1].iov_len;
+  iovec parts[2] = {
+      {&p, sizeof p},
+      {const_cast<SpanRecord *>(c->records), size_t(n) * sizeof(SpanRecord)}};
+  uint64_t frameBytes =
+      sizeof(spill::FrameHeader) + sizeof p + parts[1].iov_len;
   uint64_t cap = gRt.flags.traceMaxMb << 20;
   if (!ringSlots && cap && chunkBytes + frameBytes > cap)
     return false;
@@ -304,7 +324,8 @@ bool spillChunk(const SpanChunk *c, uint32_t n,
     return false;
   bool written;
   if (ringSlots) {
-    uint64_t at = sizeof(spill::FileHeader) + (ringChunks % ringSlots) * SlotBytes;
+    uint64_t at =
+        sizeof(spill::FileHeader) + (ringChunks % ringSlots) * SlotBytes;
     if (ringChunks >= ringSlots && readChunkAt(at))
       evicted(&readBuffer);
     written = writeFrame(at, spill::KindChunk, parts, 2);
@@ -320,7 +341,7 @@ bool spillChunk(const SpanChunk *c, uint32_t n,
   return written;
 }
 
-void spillConvertAndRemove(void (*convert)(SpanChunk *)) {
+void spillConvert(void (*convert)(SpanChunk *)) {
   if (fd < 0)
     return;
   if (ringSlots) {
@@ -340,10 +361,17 @@ void spillConvertAndRemove(void (*convert)(SpanChunk *)) {
       if (h.kind == spill::KindChunk && readChunkAt(at))
         convert(&readBuffer);
   }
+}
+
+void spillRemove() {
+  if (fd < 0)
+    return;
   ::close(fd);
   ::unlink(path);
   fd = -1;
 }
+
+const char *spillLeftBehind() { return fd >= 0 ? path : nullptr; }
 
 void spillAfterFork() {
   // The file is the parent's: the child opens its own, with its pid.
@@ -370,9 +398,14 @@ void spillReportLeftovers() {
         std::strcmp(name + len - 6, ".spans") != 0)
       continue;
     long pid = std::strtol(name + prefixBytes, nullptr, 10);
-    // A live process (this one, or another run beside it) is still writing.
-    if (pid <= 0 || pid == gRt.pid || ::kill(pid_t(pid), 0) == 0 ||
-        errno != ESRCH)
+    // A live process (this one, or another run beside it) is still writing;
+    // one whose trace is there was recovered already.
+    if (pid <= 0 || pid == gRt.pid || processAlive(pid_t(pid)))
+      continue;
+    char trace[4096];
+    std::snprintf(trace, sizeof trace, "%s/%s.%ld.trace.json",
+                  gRt.flags.out.c_str(), gRt.program, pid);
+    if (::access(trace, F_OK) == 0)
       continue;
     char line[4096 + 400];
     int n = std::snprintf(
@@ -381,7 +414,8 @@ void spillReportLeftovers() {
         "trace; recover it with: perfctl trace recover %s/%s\n",
         gRt.flags.out.c_str(), name, pid, gRt.flags.out.c_str(), name);
     if (n > 0)
-      (void)!::write(2, line, size_t(n) < sizeof line ? size_t(n) : sizeof line);
+      (void)!::write(2, line,
+                     size_t(n) < sizeof line ? size_t(n) : sizeof line);
   }
   ::closedir(dir);
 }

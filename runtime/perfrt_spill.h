@@ -29,8 +29,15 @@ bool spillChunk(const SpanChunk *c, uint32_t n,
                 void (*evicted)(const SpanChunk *));
 
 /// End of the run: hands every chunk the file kept, oldest first, to
-/// \p convert, then removes the file.
-void spillConvertAndRemove(void (*convert)(SpanChunk *));
+/// \p convert.
+void spillConvert(void (*convert)(SpanChunk *));
+
+/// The trace is written: the file goes.
+void spillRemove();
+
+/// The file's path while there is one (the trace could not be written:
+/// what `perfctl trace recover` reads), else null.
+const char *spillLeftBehind();
 
 /// In a forked child: the parent's spill is not the child's.
 void spillAfterFork();

@@ -1,69 +1,25 @@
 //===- perfrt_stats.h - per-function aggregates for the summary -----------===//
 //
 // What the summary reports per function and thread: calls, inclusive and
-// exclusive time (total, max) and their distributions for p50/p99. The
-// distribution is a log-linear histogram (8 sub-buckets per power of two, so a
-// percentile is within 6.25% of the true value): fixed size, no allocation,
-// one increment per call. Plain data: zero-initialized memory is a valid
-// empty FnStats.
+// exclusive time (total, max) and their distributions for p50/p99
+// (perfcc/DurationHistogram.h: fixed size, no allocation, one increment per
+// call). Plain data: zero-initialized memory is a valid empty FnStats.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PERFRT_STATS_H
 #define PERFRT_STATS_H
+
+#include "perfcc/DurationHistogram.h"
 
 #include <cstddef>
 #include <cstdint>
 
 namespace perfrt {
 
-constexpr int HistSubBits = 3;
-constexpr int HistSub = 1 << HistSubBits;
-// Durations at or above 2^44 ticks (over an hour at 3 GHz) share the last
-// bucket.
-constexpr int HistMaxExp = 44;
-constexpr int HistBuckets = (HistMaxExp - HistSubBits + 2) * HistSub;
-
-/// Bucket of a duration in ticks.
-inline int histBucket(uint64_t v) {
-  if (v < uint64_t(HistSub))
-    return int(v);
-  int e = 63 - __builtin_clzll(v);
-  if (e > HistMaxExp)
-    return HistBuckets - 1;
-  int sub = int(v >> (e - HistSubBits)) & (HistSub - 1);
-  return (e - HistSubBits + 1) * HistSub + sub;
-}
-
-/// Midpoint of a bucket, in ticks: the value a percentile reports.
-inline double histBucketMid(int b) {
-  if (b < HistSub)
-    return double(b);
-  int e = b / HistSub + HistSubBits - 1;
-  int sub = b % HistSub;
-  double width = double(1ull << (e - HistSubBits));
-  return double(uint64_t(HistSub + sub) << (e - HistSubBits)) + width / 2;
-}
-
-struct Histogram {
-  uint32_t counts[HistBuckets];
-  void add(uint64_t v) { ++counts[histBucket(v)]; }
-  void merge(const Histogram &o) {
-    for (int i = 0; i < HistBuckets; ++i)
-      counts[i] += o.counts[i];
-  }
-  /// The value at quantile \p q (0..1) of \p total samples, in ticks.
-  double quantile(double q, uint64_t total) const {
-    if (!total)
-      return 0;
-    uint64_t rank = uint64_t(q * double(total - 1)) + 1, seen = 0;
-    for (int i = 0; i < HistBuckets; ++i) {
-      seen += counts[i];
-      if (seen >= rank)
-        return histBucketMid(i);
-    }
-    return histBucketMid(HistBuckets - 1);
-  }
-};
+using perfcc::histBucket;
+using perfcc::histBucketMid;
+using perfcc::HistBuckets;
+using perfcc::Histogram;
 
 struct FnStats {
   uint64_t calls;

@@ -35,7 +35,7 @@ bool openFailed = false;
 bool firstEvent = true;
 char tracePath[4096];
 uint64_t spillLostSpans = 0; // spans the spill file could not take
-Arena writerArena;     // for every thread's spanStats: one converter at a time
+Arena writerArena; // for every thread's spanStats: one converter at a time
 
 /// Charges a function span to its thread's aggregates (the writer's table);
 /// true for a function span, false for a delay or counter record.
@@ -179,7 +179,7 @@ void traceSpillChunk(SpanChunk *c) {
     chargeLost(c);
 }
 
-void traceConvertSpill() { spillConvertAndRemove(traceConvertChunk); }
+void traceConvertSpill() { spillConvert(traceConvertChunk); }
 
 void traceConvertChunk(SpanChunk *c) {
   if (!ensureOpen())

@@ -4,8 +4,8 @@
 // form): one complete event (ph X, category cpu_op) per span, the process
 // and thread names, and the `metadata` object with every drop counted.
 // During the run full chunks go to the spill file, `.<program>.<pid>.spans`
-// in the output folder (perfrt_spill.h); the end of the run converts them. The names and
-// keys are perfcc/OutputSchema.h's, shared with the tools that read
+// in the output folder (perfrt_spill.h); the end of the run converts them. The
+// names and keys are perfcc/OutputSchema.h's, shared with the tools that read
 // traces. Calls are serialized by the caller (the writer thread or the final
 // flush).
 //
@@ -23,7 +23,8 @@ struct SpanChunk;
 void traceSpillChunk(SpanChunk *c);
 
 /// End of the run: converts every spilled chunk to trace events (oldest
-/// first) and removes the spill file.
+/// first). The spill file stays until the trace is written
+/// (perfrt_spill.h: spillRemove).
 void traceConvertSpill();
 
 /// End of the run: charges the chunk's spans to the aggregates and writes

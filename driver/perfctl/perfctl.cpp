@@ -12,14 +12,18 @@
 // perfctl report TRACE reads one trace: the hottest functions, GPU busy and
 // idle time, and GPU idle time charged to the host functions that caused it.
 //
-// Also: perfctl help [sweep|report], perfctl --version. Usage errors exit 2
-// before anything runs; a sweep that fails exits 1 (130 when interrupted)
-// and keeps what it measured in OUT/sweep.json; a trace that cannot be read
+// perfctl trace recover SPILL turns the spill of a run that died before
+// writing its trace into that trace and its summary.
+//
+// Also: perfctl help [sweep|report|trace], perfctl --version. Usage errors exit
+// 2 before anything runs; a sweep that fails exits 1 (130 when interrupted) and
+// keeps what it measured in OUT/sweep.json; a trace that cannot be read
 // exits 1.
 //
 //===----------------------------------------------------------------------===//
 #include "report/ReportCommand.h"
 #include "sweep/SweepCommand.h"
+#include "trace/TraceCommand.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -46,11 +50,15 @@ int main(int argc, char **argv) {
   CLI::App *sweepCmd = addSweepCommand(app, args);
   ReportArgs reportArgs;
   CLI::App *reportCmd = addReportCommand(app, reportArgs);
+  TraceArgs traceArgs;
+  CLI::App *traceCmd = addTraceCommand(app, traceArgs);
   // Registered for the command list; answered before parsing, since CLI11
   // would read "help sweep" as the sweep subcommand.
-  app.add_subcommand("help", "help on perfctl, or 'perfctl help sweep|report'");
-  app.footer("\nRun 'perfctl help sweep' or 'perfctl help report' for a "
-             "command's options; docs/perfctl.md is the guide.");
+  app.add_subcommand("help",
+                     "help on perfctl, or 'perfctl help sweep|report|trace'");
+  app.footer("\nRun 'perfctl help sweep', 'perfctl help report' or 'perfctl "
+             "help trace' for a command's options; docs/perfctl.md is the "
+             "guide.");
   if (argc >= 2 && std::string(argv[1]) == "help") {
     std::string topic = argc >= 3 ? argv[2] : "";
     if (topic.empty())
@@ -59,9 +67,12 @@ int main(int argc, char **argv) {
       fmt::print("{}", sweepCmd->help("perfctl"));
     else if (topic == "report")
       fmt::print("{}", reportCmd->help("perfctl"));
+    else if (topic == "trace")
+      fmt::print("{}{}", traceCmd->help("perfctl"),
+                 traceCmd->get_subcommand("recover")->help("perfctl trace"));
     else
       return usageError("help: no command '" + topic +
-                        "' (commands: sweep, report)");
+                        "' (commands: sweep, report, trace)");
     return 0;
   }
 
@@ -74,6 +85,7 @@ int main(int argc, char **argv) {
   } catch (const CLI::ParseError &e) {
     std::string command = sweepCmd->parsed()    ? "sweep"
                           : reportCmd->parsed() ? "report"
+                          : traceCmd->parsed()  ? "trace"
                                                 : "";
     usageError((command.empty() ? "" : command + ": ") + e.what());
     fmt::print(stderr, "perfctl: run 'perfctl help{}' for the options\n",
@@ -88,6 +100,8 @@ int main(int argc, char **argv) {
     return runSweepCommand(args);
   if (reportCmd->parsed())
     return runReportCommand(reportArgs);
+  if (traceCmd->parsed())
+    return runTraceCommand(traceArgs);
   fmt::print(stderr, "{}", app.help());
   return 2;
 }

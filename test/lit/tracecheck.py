@@ -57,6 +57,9 @@ files    Lists DIR's *.trace.json and *.summary.json, sorted, with the pid in
          `<program>.<pid>.<kind>.json` printed as PID; checks that the pid in
          the name is the pid recorded inside the file.
 
+A trace or summary recovered from a spill (`recovered` in its metadata, or
+in the summary) has no dropped counters: they print as unknown.
+
 Any problem: `tracecheck: FILE: PROBLEM` on stderr, exit status 1.
 Python 3 standard library only.
 """
@@ -163,7 +166,12 @@ def check_trace(doc):
     meta = doc.get(T.Metadata)
     if not isinstance(meta, dict):
         raise Problem("no metadata object")
+    recovered = T.MetaRecovered in meta
     for key in META_COUNTERS:
+        if key not in meta and recovered:
+            # Recovered from a spill (perfctl trace recover): what the
+            # runtime counted at exit was never written.
+            continue
         if key not in meta:
             raise Problem("metadata has no %s" % key)
         if not is_int(meta[key]) or meta[key] < 0:
@@ -335,11 +343,12 @@ def cmd_trace(args):
         except Problem as e:
             fail(path, str(e))
         total = sum(len(s) for s in spans.values())
-        out.append("trace: %d spans, %d threads, dropped=%d"
-                   % (total, len(spans), meta[T.MetaDroppedSpans]))
+        out.append("trace: %d spans, %d threads, dropped=%s"
+                   % (total, len(spans), meta.get(T.MetaDroppedSpans,
+                                                  "unknown (recovered)")))
         if opts["metadata"]:
             out.append("metadata " + " ".join(
-                "%s=%d" % (k, meta[k]) for k in META_COUNTERS))
+                "%s=%s" % (k, meta.get(k, "unknown")) for k in META_COUNTERS))
         order = sorted(spans, key=lambda k: (min(s.start for s in spans[k]),
                                              k[0], k[1]))
         other = 0
@@ -532,9 +541,12 @@ def check_summary(doc):
     if not isinstance(funcs, list):
         raise Problem("no functions array")
     dropped = doc.get(S.Dropped)
-    if not isinstance(dropped, dict):
+    if dropped is None and T.MetaRecovered in doc:
+        # Recovered from a spill: what the runtime counted at exit is unknown.
+        dropped = {k: "unknown" for k in DROP_KEYS}
+    elif not isinstance(dropped, dict):
         raise Problem("no dropped object")
-    for k in DROP_KEYS:
+    for k in DROP_KEYS if dropped.get(S.DroppedSpans) != "unknown" else ():
         if not is_int(dropped.get(k)) or dropped[k] < 0:
             raise Problem("dropped.%s is %r, expected a non-negative integer"
                           % (k, dropped.get(k)))
@@ -600,8 +612,8 @@ def cmd_summary(args):
         if show_threads:
             for t in sorted(threads, key=lambda t: (t[S.ThreadName], t[S.Calls])):
                 out.append("thread %s calls=%d" % (t[S.ThreadName], t[S.Calls]))
-        out.append("dropped spans=%d depth_overflows=%d unmatched_exits=%d "
-                   "abandoned_frames=%d" % tuple(dropped[k] for k in DROP_KEYS))
+        out.append("dropped spans=%s depth_overflows=%s unmatched_exits=%s "
+                   "abandoned_frames=%s" % tuple(dropped[k] for k in DROP_KEYS))
     print("\n".join(out))
 
 

@@ -63,6 +63,22 @@ constexpr char MetaDroppedSpans[] = "dropped_spans";
 constexpr char MetaDepthOverflows[] = "depth_overflows";
 constexpr char MetaUnmatchedExits[] = "unmatched_exits";
 constexpr char MetaAbandonedFrames[] = "abandoned_frames";
+// A trace perfctl recovered from a spill (perfctl trace recover): metadata
+// and summary `recovered`, and an instant event where the record stops.
+constexpr char PhaseInstant[] = "i";
+constexpr char InstantScope[] = "s";
+constexpr char InstantScopeGlobal[] = "g";
+constexpr char CategoryRecovery[] = "recovery";
+constexpr char CutEventName[] = "the run ended here (recovered)";
+constexpr char MetaRecovered[] = "recovered";
+constexpr char RecoveredFrom[] = "from";
+constexpr char RecoveredCut[] = "cut";      // why reading stopped, or null
+constexpr char RecoveredEndNs[] = "end_ns"; // the last record's end
+constexpr char RecoveredChunks[] = "chunks";
+constexpr char RecoveredBadSlots[] = "bad_ring_slots";
+constexpr char RecoveredUnreadBytes[] = "unread_bytes";
+constexpr char RecoveredUnknownRecords[] = "records_without_a_name";
+constexpr char RecoveredLost[] = "lost";
 // The ticks-to-ns fit checked against pairs taken during the run (present
 // when any were): the largest distance, and how many pairs.
 constexpr char MetaClockFitResidualNs[] = "clock_fit_max_residual_ns";

@@ -54,6 +54,14 @@ DataQuality assessQuality(const TraceModel &model, const HotFunctions &hot,
   if (!meta.present)
     q.warnings.push_back("the trace has no metadata: what the runtime lost "
                          "is unknown");
+  if (meta.recoveredCut)
+    q.warnings.push_back(fmt::format(
+        "recovered from the spill of a run that ended early (perfctl trace "
+        "recover){}: the calls still in its memory at the end are missing, "
+        "and what the runtime lost is unknown",
+        meta.recoveredCut->empty()
+            ? ""
+            : "; the spill was cut: " + *meta.recoveredCut));
   warn(q.droppedSpans.value_or(0),
        "the runtime dropped {} span{s}: the tables miss those calls");
   warn(q.depthOverflows.value_or(0),

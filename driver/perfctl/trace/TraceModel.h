@@ -165,6 +165,9 @@ struct TraceMetadata {
   std::optional<std::uint64_t> droppedSpans, depthOverflows, unmatchedExits,
       abandonedFrames;
   std::optional<GpuCollection> gpu;
+  /// Recovered from a spill (perfctl trace recover): present, with where
+  /// and why the spill was cut (empty when it ended cleanly).
+  std::optional<std::string> recoveredCut;
   nlohmann::json raw = nlohmann::json::object();
 };
 

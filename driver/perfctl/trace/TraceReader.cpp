@@ -202,6 +202,12 @@ public:
       return addMetadataEvent(event, args);
     if (*phase == key::PhaseFlowStart || *phase == key::PhaseFlowEnd)
       return addFlow(event, *phase == key::PhaseFlowStart);
+    // The mark perfctl trace recover leaves where the record ends: the
+    // metadata says the same (TraceMetadata::recoveredCut).
+    const std::string *category = stringField(event, key::Category);
+    if (*phase == key::PhaseInstant && category &&
+        *category == key::CategoryRecovery)
+      return;
     ++model.issues.ignoredEvents;
   }
 
@@ -436,6 +442,11 @@ void readMetadata(const json &meta, TraceMetadata &out) {
   out.depthOverflows = countField(meta, key::MetaDepthOverflows);
   out.unmatchedExits = countField(meta, key::MetaUnmatchedExits);
   out.abandonedFrames = countField(meta, key::MetaAbandonedFrames);
+  auto recovered = meta.find(key::MetaRecovered);
+  if (recovered != meta.end() && recovered->is_object()) {
+    const std::string *cut = stringField(*recovered, key::RecoveredCut);
+    out.recoveredCut = cut ? *cut : "";
+  }
   auto gpu = meta.find(key::MetaGpu);
   if (gpu == meta.end() || !gpu->is_object())
     return;
