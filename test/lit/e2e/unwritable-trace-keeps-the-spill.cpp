@@ -9,15 +9,12 @@
 // RUN: %perfcc -O1 -g --perf-targets=%t/targets %s -o %t/blocked
 // RUN: env PERFCC_OUT=%t/out %t/blocked 2> %t/err
 // RUN: FileCheck %s --check-prefix=EXIT < %t/err
-// RUN: mkdir %t/rec && %perfctl trace recover %t/out/.blocked.*.spans --out
-// %t/rec > %t/rec.out RUN: FileCheck %s --check-prefix=RECOVER < %t/rec.out
-// RUN: %tracecheck summary %t/rec/blocked.*.summary.json | FileCheck %s
-// --check-prefix=SUMMARY
+// RUN: mkdir %t/rec && %perfctl trace recover %t/out/.blocked.*.spans --out %t/rec > %t/rec.out
+// RUN: FileCheck %s --check-prefix=RECOVER < %t/rec.out
+// RUN: %tracecheck summary %t/rec/blocked.*.summary.json | FileCheck %s --check-prefix=SUMMARY
 
-// EXIT:      perfcc: could not write the trace; wrote
-// {{.*}}/blocked.{{[0-9]+}}.summary.json EXIT-NEXT: perfcc: the calls written
-// to disk during the run are in [[SPILL:.*/\.blocked\.[0-9]+\.spans]]; recover
-// them with: perfctl trace recover [[SPILL]]
+// EXIT:      perfcc: could not write the trace; wrote {{.*}}/blocked.{{[0-9]+}}.summary.json
+// EXIT-NEXT: perfcc: the calls written to disk during the run are in [[SPILL:.*/\.blocked\.[0-9]+\.spans]]; recover them with: perfctl trace recover [[SPILL]]
 
 // RECOVER: perfctl: recovered {{[1-9][0-9]*}} calls of blocked
 
