@@ -15,6 +15,7 @@ declare -A corpus=(
   [cmdline_fuzzer]=test/fuzz/corpus/cmdline
   [summary_fuzzer]=test/fuzz/corpus/summary
   [trace_fuzzer]=test/fuzz/corpus/trace
+  [spill_fuzzer]=test/fuzz/corpus/spill
   [safetensors_fuzzer]=test/engine/io/fuzz-corpus
   [engine_tokenizer_fuzzer]=test/engine/tokenizer/fuzz/encode
   [engine_tokenizer_json_fuzzer]=test/engine/tokenizer/fuzz/json
