@@ -183,18 +183,32 @@ void classify(GroupAnalysis &g, const AnalysisSettings &settings) {
         hi - lo, settings.maxWidth, g.noisePercent, 100 * xMax / y0));
     return;
   }
+  // The function's own work per unit, as a share of the time per unit:
+  // what a slope is worth (0 when the runtime did not say).
+  double perCall =
+      g.targetWorkNsPerCall > 0 ? g.targetWorkNsPerCall : g.targetNsPerCall;
+  double share = g.callsPerUnit > 0 && perCall > 0 && y0 > 0
+                     ? g.callsPerUnit * perCall / y0
+                     : 0;
   // Below zero, narrow enough to trust (a wide interval that misses 0 is
   // what noise gives one time in twenty) and material: a pass-through of at
-  // least the none ceiling below 0 (a flat curve's interval misses 0 by a
-  // little now and then; that is "none", not a loss).
-  if (hi < 0 && line.slope <= -settings.noneCeiling) {
+  // least the none ceiling below 0, or one that, over the function's share
+  // of the time, is worth the material effect (a flat curve's interval
+  // misses 0 by a little now and then; that is "none", not a loss).
+  if (hi < 0 && (line.slope <= -settings.noneCeiling ||
+                 -line.slope * share >= settings.materialEffect)) {
     g.shape = Shape::Negative;
     g.evidence.push_back(fmt::format(
-        "negative: the slope's CI lies below 0 (up to {:.2f}): slowing this "
-        "function makes the program faster (it competes with the critical "
-        "path, for a lock or a core), so speeding it up would slow the "
-        "program down",
-        hi));
+        "negative: the slope's CI lies below 0 (up to {:.2f}){}: slowing "
+        "this function makes the program faster (it competes with the "
+        "critical path, for a lock, a core or work it makes for others), so "
+        "speeding it up would slow the program down",
+        hi,
+        line.slope > -settings.noneCeiling
+            ? fmt::format("; small, but over the function's {:.0f}% of the "
+                          "time per unit worth {:.1f}% if it took no time",
+                          100 * share, -100 * line.slope * share)
+            : std::string()));
     return;
   }
   if (lo > 0) {
@@ -213,9 +227,14 @@ void classify(GroupAnalysis &g, const AnalysisSettings &settings) {
   // below 0 leaves open that speeding the function up would hurt.
   if (hi < settings.noneCeiling && lo > -settings.noneCeiling) {
     g.shape = Shape::None;
-    g.evidence.push_back(
-        fmt::format("none: the slope's CI includes 0 and stays within +-{:.2f}",
-                    settings.noneCeiling));
+    g.evidence.push_back(fmt::format(
+        "none: the slope's CI {} and stays within +-{:.2f}{}",
+        lo <= 0 && hi >= 0 ? "includes 0" : "lies near 0",
+        settings.noneCeiling,
+        share > 0 ? fmt::format("; the function taking no time at all would "
+                                "change the time per unit by {:.1f}% at most",
+                                100 * std::max(-lo, hi) * share)
+                  : std::string()));
     return;
   }
   if (hi < settings.noneCeiling) {

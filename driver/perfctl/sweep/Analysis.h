@@ -50,6 +50,12 @@ struct AnalysisSettings {
   // Classification thresholds on the pass-through ratio (the slope).
   double linearFloor = 0.8; ///< linear: CI above 0 and reaching this
   double noneCeiling = 0.2; ///< none: CI includes 0 and stays below this
+  /// What a negative or none verdict weighs a slope by: the change in time
+  /// per unit if the function's own work took no time at all (the slope
+  /// times its share of the time per unit). A slope below 0 whose change
+  /// reaches this share is a loss however small the slope: a function that
+  /// is half the time per unit at pass-through -0.13 costs 6.5% made free.
+  double materialEffect = 0.02;
   double maxWidth = 1.0;    ///< wider CIs than this are inconclusive
   /// A threshold's flat stretch (the runs at or below its knee) must show
   /// a slope whose CI stays below this: flat, not a rise noise hid.
