@@ -1,12 +1,12 @@
 // Stress: a signal or perf_flush() arriving while THREADS threads are inside
 // probes. Each thread calls stress::outer(), which calls stress::inner()
-// (about 5 us) twice, in a loop; after MS milliseconds the main thread sends the process SIGTERM
-// (HOW = term: the runtime writes the files from its handler and the
-// process dies of the signal) or calls perf_flush() (HOW = flush: the files
-// are written and recording stops while the threads go on). Either way the
-// trace and the summary are whole and agree call for call; calls cut by the
-// signal or the flush are closed as unfinished.
-// Usage: signal_storm [THREADS] [MS] [term|flush]
+// (about 5 us) twice, in a loop; after MS milliseconds the main thread sends
+// the process SIGTERM (HOW = term: the runtime writes the files from its
+// handler and the process dies of the signal) or calls perf_flush() (HOW =
+// flush: the files are written and recording stops while the threads go on).
+// Either way the trace and the summary are whole and agree call for call; calls
+// cut by the signal or the flush are closed as unfinished. Usage: signal_storm
+// [THREADS] [MS] [term|flush]
 #include <perf/perf.h>
 
 #include <atomic>
