@@ -4,8 +4,9 @@
 // stress::in_child() CALLS times and exits. The parent's files count the
 // parent's calls and each child's files, named with its own pid, count its own:
 // nothing of the parent's in a child, no lock left held by a thread that is
-// gone. Prints the parent's pid and counts; each child's count is CALLS. Usage:
-// fork_threads [WORKERS] [CHILDREN] [CALLS]
+// gone. Prints the parent's pid and counts; each child's count is CALLS.
+//
+// Usage: fork_threads [WORKERS] [CHILDREN] [CALLS]
 #include <perf/perf.h>
 
 #include <atomic>

@@ -5,8 +5,9 @@
 // handler and the process dies of the signal) or calls perf_flush() (HOW =
 // flush: the files are written and recording stops while the threads go on).
 // Either way the trace and the summary are whole and agree call for call; calls
-// cut by the signal or the flush are closed as unfinished. Usage: signal_storm
-// [THREADS] [MS] [term|flush]
+// cut by the signal or the flush are closed as unfinished.
+//
+// Usage: signal_storm [THREADS] [MS] [term|flush]
 #include <perf/perf.h>
 
 #include <atomic>
