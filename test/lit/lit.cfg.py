@@ -37,6 +37,15 @@ config.substitutions.append(("%objroot", config.perfcc_obj_root))
 
 # FileCheck, not, count and split-file come from the same LLVM.
 config.environment["PATH"] = os.pathsep.join([config.llvm_bin_dir, bin_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
+# A sanitized build (PERFCC_SANITIZE): libperfrt.so carries AddressSanitizer,
+# and the programs the tests build with perfcc do not, so its runtime must be
+# loaded first in every process (clang, FileCheck and Python too; LLVM frees
+# little at exit by design, so leaks are not reported here: the unit tests
+# report them).
+if config.perfcc_asan_runtime:
+    config.environment["LD_PRELOAD"] = config.perfcc_asan_runtime
+    config.environment["ASAN_OPTIONS"] = "detect_leaks=0:abort_on_error=1"
+    config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1"
 # A test starts from default settings whatever the caller's shell exported.
 for var in list(os.environ):
     if (var.startswith("PERFCC_") or var.startswith("SPEED_BUMP_")
