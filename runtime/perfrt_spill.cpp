@@ -12,6 +12,7 @@ PERFRT_NOINSTR_BEGIN
 #include "perfrt_spans.h"
 #include "perfrt_thread.h"
 
+#include "perf/perf.h"
 #include "perfcc/SpillFormat.h"
 
 #include <cerrno>
@@ -35,6 +36,9 @@ static_assert(uint32_t(SpanUnwind) == spill::FlagUnwind &&
                   uint32_t(SpanCounter) == spill::FlagCounter &&
                   uint32_t(SpanHolding) == spill::FlagHolding,
               "the spill's flags are the runtime's");
+static_assert(spill::ProgressThroughput == PERF_PROGRESS_THROUGHPUT &&
+                  spill::ProgressLatency == PERF_PROGRESS_LATENCY,
+              "the spill's progress kinds are perf.h's");
 
 namespace {
 

@@ -21,45 +21,7 @@ using perfcc::histBucketMid;
 using perfcc::HistBuckets;
 using perfcc::Histogram;
 
-struct FnStats {
-  uint64_t calls;
-  uint64_t inclTotal, exclTotal; // ticks
-  uint64_t inclMax, exclMax;
-  uint64_t inclMin, exclMin; // percentiles are clamped to [min, max]
-  Histogram incl, excl;
-
-  void add(uint64_t inclusive, uint64_t exclusive) {
-    if (calls++ == 0 || inclusive < inclMin)
-      inclMin = inclusive;
-    if (calls == 1 || exclusive < exclMin)
-      exclMin = exclusive;
-    inclTotal += inclusive;
-    exclTotal += exclusive;
-    if (inclusive > inclMax)
-      inclMax = inclusive;
-    if (exclusive > exclMax)
-      exclMax = exclusive;
-    incl.add(inclusive);
-    excl.add(exclusive);
-  }
-  void merge(const FnStats &o) {
-    if (!o.calls)
-      return;
-    if (!calls || o.inclMin < inclMin)
-      inclMin = o.inclMin;
-    if (!calls || o.exclMin < exclMin)
-      exclMin = o.exclMin;
-    calls += o.calls;
-    inclTotal += o.inclTotal;
-    exclTotal += o.exclTotal;
-    if (o.inclMax > inclMax)
-      inclMax = o.inclMax;
-    if (o.exclMax > exclMax)
-      exclMax = o.exclMax;
-    incl.merge(o.incl);
-    excl.merge(o.excl);
-  }
-};
+using perfcc::FnStats;
 
 constexpr uint32_t StatsPageSize = 256;
 constexpr uint32_t StatsPages = 4096; // covers the registry's million ids

@@ -2,9 +2,10 @@
 //
 // A log-linear histogram of durations (8 sub-buckets per power of two, so a
 // percentile is within 6.25% of the true value): fixed size, no allocation,
-// one increment per value. The runtime's summary and perfctl's recovered
-// summaries (perfctl trace recover) count with it, so their p50 and p99 mean
-// the same. Plain data: zero-initialized memory is an empty histogram.
+// one increment per value; and FnStats, a function's calls and times with
+// two of them. The runtime's summary and perfctl's recovered summaries
+// (perfctl trace recover) count with them, so their figures mean the same.
+// Plain data: zero-initialized memory is empty.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PERFCC_DURATIONHISTOGRAM_H
@@ -60,6 +61,49 @@ struct Histogram {
         return histBucketMid(i);
     }
     return histBucketMid(HistBuckets - 1);
+  }
+};
+
+/// A function's calls and their inclusive and exclusive times (ticks): what
+/// the summary reports per function and thread. Plain data: zero-initialized
+/// memory is an empty FnStats.
+struct FnStats {
+  uint64_t calls;
+  uint64_t inclTotal, exclTotal; // ticks
+  uint64_t inclMax, exclMax;
+  uint64_t inclMin, exclMin; // percentiles are clamped to [min, max]
+  Histogram incl, excl;
+
+  void add(uint64_t inclusive, uint64_t exclusive) {
+    if (calls++ == 0 || inclusive < inclMin)
+      inclMin = inclusive;
+    if (calls == 1 || exclusive < exclMin)
+      exclMin = exclusive;
+    inclTotal += inclusive;
+    exclTotal += exclusive;
+    if (inclusive > inclMax)
+      inclMax = inclusive;
+    if (exclusive > exclMax)
+      exclMax = exclusive;
+    incl.add(inclusive);
+    excl.add(exclusive);
+  }
+  void merge(const FnStats &o) {
+    if (!o.calls)
+      return;
+    if (!calls || o.inclMin < inclMin)
+      inclMin = o.inclMin;
+    if (!calls || o.exclMin < exclMin)
+      exclMin = o.exclMin;
+    calls += o.calls;
+    inclTotal += o.inclTotal;
+    exclTotal += o.exclTotal;
+    if (o.inclMax > inclMax)
+      inclMax = o.inclMax;
+    if (o.exclMax > exclMax)
+      exclMax = o.exclMax;
+    incl.merge(o.incl);
+    excl.merge(o.excl);
   }
 };
 

@@ -95,9 +95,14 @@ struct ThreadPayload {
   uint32_t nameBytes;
 };
 
+/// ProgressPayload::kind: perf.h's PERF_PROGRESS_THROUGHPUT and
+/// PERF_PROGRESS_LATENCY (the runtime asserts they agree).
+constexpr uint32_t ProgressThroughput = 0;
+constexpr uint32_t ProgressLatency = 1;
+
 struct ProgressPayload {
   uint32_t id;   // as in a counter Record's fn (1-based)
-  uint32_t kind; // PERF_PROGRESS_THROUGHPUT or PERF_PROGRESS_LATENCY
+  uint32_t kind; // ProgressThroughput or ProgressLatency
   uint32_t nameBytes;
   uint32_t reserved;
 };

@@ -229,8 +229,7 @@ void classify(GroupAnalysis &g, const AnalysisSettings &settings) {
     g.shape = Shape::None;
     g.evidence.push_back(fmt::format(
         "none: the slope's CI {} and stays within +-{:.2f}{}",
-        lo <= 0 && hi >= 0 ? "includes 0" : "lies near 0",
-        settings.noneCeiling,
+        lo <= 0 && hi >= 0 ? "includes 0" : "lies near 0", settings.noneCeiling,
         share > 0 ? fmt::format("; the function taking no time at all would "
                                 "change the time per unit by {:.1f}% at most",
                                 100 * std::max(-lo, hi) * share)

@@ -56,7 +56,7 @@ struct AnalysisSettings {
   /// reaches this share is a loss however small the slope: a function that
   /// is half the time per unit at pass-through -0.13 costs 6.5% made free.
   double materialEffect = 0.02;
-  double maxWidth = 1.0;    ///< wider CIs than this are inconclusive
+  double maxWidth = 1.0; ///< wider CIs than this are inconclusive
   /// A threshold's flat stretch (the runs at or below its knee) must show
   /// a slope whose CI stays below this: flat, not a rise noise hid.
   double flatCeiling = 0.5;

@@ -84,42 +84,6 @@ std::string micros(std::uint64_t ns) {
   return fmt::format("{}.{:03}", ns / 1000, ns % 1000);
 }
 
-/// The runtime's per-function aggregates (runtime/perfrt_stats.h's FnStats),
-/// in ticks.
-struct CallStats {
-  std::uint64_t calls = 0, inclTotal = 0, exclTotal = 0;
-  std::uint64_t inclMin = 0, inclMax = 0, exclMin = 0, exclMax = 0;
-  perfcc::Histogram incl{}, excl{};
-
-  void add(std::uint64_t inclusive, std::uint64_t exclusive) {
-    if (calls++ == 0 || inclusive < inclMin)
-      inclMin = inclusive;
-    if (calls == 1 || exclusive < exclMin)
-      exclMin = exclusive;
-    inclTotal += inclusive;
-    exclTotal += exclusive;
-    inclMax = std::max(inclMax, inclusive);
-    exclMax = std::max(exclMax, exclusive);
-    incl.add(inclusive);
-    excl.add(exclusive);
-  }
-  void merge(const CallStats &o) {
-    if (!o.calls)
-      return;
-    if (!calls || o.inclMin < inclMin)
-      inclMin = o.inclMin;
-    if (!calls || o.exclMin < exclMin)
-      exclMin = o.exclMin;
-    calls += o.calls;
-    inclTotal += o.inclTotal;
-    exclTotal += o.exclTotal;
-    inclMax = std::max(inclMax, o.inclMax);
-    exclMax = std::max(exclMax, o.exclMax);
-    incl.merge(o.incl);
-    excl.merge(o.excl);
-  }
-};
-
 ordered timeObject(const TickClock &clock, std::uint64_t total,
                    std::uint64_t min, std::uint64_t max,
                    const perfcc::Histogram &h, std::uint64_t calls) {
@@ -137,7 +101,7 @@ ordered timeObject(const TickClock &clock, std::uint64_t total,
   return o;
 }
 
-void statsFields(ordered &o, const TickClock &clock, const CallStats &s) {
+void statsFields(ordered &o, const TickClock &clock, const perfcc::FnStats &s) {
   o[skey::Calls] = s.calls;
   o[skey::InclusiveNs] =
       timeObject(clock, s.inclTotal, s.inclMin, s.inclMax, s.incl, s.calls);
@@ -320,7 +284,7 @@ bool recoverSpill(SpillReader &reader, const std::string &spillPath,
 
   TraceWriter writer(trace.get(), index, clock);
   // Per function, per thread; and each progress point's last count.
-  std::map<std::uint32_t, std::map<std::uint32_t, CallStats>> stats;
+  std::map<std::uint32_t, std::map<std::uint32_t, perfcc::FnStats>> stats;
   std::map<std::uint32_t, std::uint64_t> threadCalls, progressCounts;
   std::uint64_t firstNs = UINT64_MAX;
   std::vector<spill::Record> records;
@@ -370,9 +334,9 @@ bool recoverSpill(SpillReader &reader, const std::string &spillPath,
   trace.reset();
 
   // The summary, hottest function first, as the runtime orders it.
-  std::vector<std::pair<std::uint32_t, CallStats>> totals;
+  std::vector<std::pair<std::uint32_t, perfcc::FnStats>> totals;
   for (const auto &[fn, byThread] : stats) {
-    CallStats sum;
+    perfcc::FnStats sum{};
     for (const auto &[tid, s] : byThread)
       sum.merge(s);
     totals.emplace_back(fn, sum);
@@ -414,7 +378,8 @@ bool recoverSpill(SpillReader &reader, const std::string &spillPath,
   for (const auto &[id, point] : index.progressPoints) {
     ordered p;
     p[skey::Name] = point.name;
-    p[skey::Kind] = point.kind == 1 ? skey::KindLatency : skey::KindThroughput;
+    p[skey::Kind] = point.kind == spill::ProgressLatency ? skey::KindLatency
+                                                         : skey::KindThroughput;
     p[skey::Count] = progressCounts.count(id) ? progressCounts[id] : 0;
     progress.push_back(std::move(p));
   }
