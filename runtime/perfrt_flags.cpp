@@ -109,6 +109,11 @@ bool parseFlags(Flags &flags, std::string &error,
     return error = "perfcc: PERFCC_NVTX=1 with PERFCC_MODE='off': the probes "
                    "are off, so no range would be emitted",
            false;
+  if (flags.cuptiRaw && (flags.cupti == Cupti::Off || flags.mode == Mode::Off))
+    return error = "perfcc: PERFCC_CUPTI_RAW=1 with PERFCC_CUPTI='off' or "
+                   "PERFCC_MODE='off': CUPTI is not used, so there would be "
+                   "no buffer to keep",
+           false;
   return true;
 }
 

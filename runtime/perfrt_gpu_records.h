@@ -91,9 +91,12 @@ struct perfrt_gpu_sink {
   void (*attached)(uint32_t cuptiVersion, void (*flush)(void));
   /** CUPTI cannot be had; \p reason is one line. */
   void (*unavailable)(const char *reason);
+  /** PERFCC_CUPTI_RAW: the open file that every buffer CUPTI completes is
+   *  also appended to, raw (perfrt_cupti_raw.h); -1 when off. */
+  int32_t raw_fd;
 };
 
-#define PERFRT_GPU_SINK_VERSION 1u
+#define PERFRT_GPU_SINK_VERSION 2u
 #define PERFRT_GPU_SINK_SYMBOL "__perfrt_gpu_sink"
 
 /// Exported by libperfrt.so.

@@ -112,7 +112,8 @@ perfrt_gpu_sink gSinkTable = {PERFRT_GPU_SINK_VERSION,
                               sinkGraphNode,
                               sinkDropped,
                               sinkAttached,
-                              sinkUnavailable};
+                              sinkUnavailable,
+                              -1};
 
 } // namespace
 
@@ -231,6 +232,8 @@ void gpuStoreAfterFork() {
 }
 
 const perfrt_gpu_sink *gpuSink() { return &gSinkTable; }
+
+void gpuSinkSetRawFd(int fd) { gSinkTable.raw_fd = fd; }
 
 } // namespace perfrt
 

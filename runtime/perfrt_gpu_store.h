@@ -76,6 +76,9 @@ void gpuStoreAfterFork();
 /// The sink the adapter receives; exported as __perfrt_gpu_sink.
 const perfrt_gpu_sink *gpuSink();
 
+/// PERFCC_CUPTI_RAW's file, for the adapter (perfrt_gpu_raw.h); -1: none.
+void gpuSinkSetRawFd(int fd);
+
 } // namespace perfrt
 
 #endif // PERFRT_GPU_STORE_H

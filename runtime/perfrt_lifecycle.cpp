@@ -15,6 +15,7 @@ PERFRT_NOINSTR_BEGIN
 #include "perfrt_delay.h"
 #include "perfrt_gpu_attach.h"
 #include "perfrt_gpu_output.h"
+#include "perfrt_gpu_raw.h"
 #include "perfrt_gpu_store.h"
 #include "perfrt_locks.h"
 #include "perfrt_output_files.h"
@@ -115,6 +116,7 @@ void afterForkInChild() {
   traceAfterFork();
   progressAfterFork();
   gpuStoreAfterFork();
+  gpuRawAfterFork();
 }
 
 void initOnceBody() {
@@ -173,6 +175,8 @@ void initOnceBody() {
   // here, not after it has run for an hour.
   if (gRt.flags.mode != Mode::Off) {
     std::string problem = checkOutputDir();
+    if (problem.empty())
+      problem = gpuRawOpen();
     if (!problem.empty()) {
       writeStderr(problem);
       _exit(2);
@@ -289,6 +293,8 @@ void runtimeFinish(bool inSignal) {
     warnDroppedSpans();
   if (const char *gpuLoss = gpuLossWarning(); *gpuLoss)
     writeStderr(gpuLoss);
+  if (const char *raw = gpuRawFinish())
+    writeStderr(std::string("perfcc: kept CUPTI's buffers raw in ") + raw);
 
   if (gSpeedup.on && !inSignal && speedupSawGpu())
     writeStderr("perfcc: PERFCC_SPEEDUP_PERCENT: the process loaded a CUDA "

@@ -14,21 +14,24 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
   exit 2
 fi
 cmake --build "$build" -j"$(nproc)" --target perfctl perfrt perfrt_cupti \
-  examples_cuda bench_gpu_launch_overhead
+  examples_cuda bench_gpu_launch_overhead bench_probe_overhead
 rm -rf gpu-bundle
-mkdir -p gpu-bundle/bin gpu-bundle/lib gpu-bundle/test
+mkdir -p gpu-bundle/bin gpu-bundle/lib gpu-bundle/test gpu-bundle/bench
 cp "$build/bin/perfctl" "$build/examples/cuda_stalls" \
    "$build/bench/gpu_launch_overhead" gpu-bundle/bin/
 cp "$build/lib/libperfrt.so" "$build/lib/libperfrt_cupti.so" gpu-bundle/lib/
 # The checks themselves travel with the bundle, so one folder is enough.
 cp test/gpu/*.sh test/gpu/*.py gpu-bundle/test/
-cp bench/gpu/run_launch_overhead.sh gpu-bundle/test/
-for f in gpu-bundle/bin/* gpu-bundle/lib/*; do
+cp bench/gpu/run_launch_overhead.sh bench/run_probe_overhead.sh \
+   bench/probe_overhead.disabled gpu-bundle/test/
+# run_probe_overhead.sh takes a build folder: the bundle is laid out as one.
+cp "$build/bench/probe_overhead" gpu-bundle/bench/
+for f in gpu-bundle/bin/* gpu-bundle/bench/* gpu-bundle/lib/*; do
   ldd "$f" | awk '/=> \// { print $3 }'
 done | sort -u |
   grep -v -E '/(libc|libm|libpthread|libdl|librt|libutil|libgcc_s|libstdc\+\+|ld-linux[^/]*)\.so' |
   grep -v -F "$PWD/$build/lib" |
   while read -r lib; do cp -L "$lib" gpu-bundle/lib/; done
 # Debug info is most of the size and nothing the checks read.
-strip --strip-debug gpu-bundle/bin/* gpu-bundle/lib/*
+strip --strip-debug gpu-bundle/bin/* gpu-bundle/bench/* gpu-bundle/lib/*
 du -sh gpu-bundle | sed 's/^/gpu-bundle: /'

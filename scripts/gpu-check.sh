@@ -4,8 +4,9 @@
 # runs into gpu-bundle/, which the device run carries). Each step takes well
 # under 10 minutes; everything is written under $OUT (default
 # ./gpu-check-out): the machine, the traced CUDA example with perfctl's
-# report and its known-answer verdict, the launch-cost benchmark, and the
-# traces themselves, as replay fixtures for the CPU-side tests.
+# report and its known-answer verdict, the launch-cost benchmark, the probe
+# cost on this machine's CPU, and the trace and CUPTI's raw buffers, as
+# replay fixtures for the CPU-side tests.
 # Usage: scripts/gpu-check.sh [BUNDLE]   (default gpu-bundle)
 # Exit status: 0 all passed, 1 a check failed, 77 no GPU here.
 set -uo pipefail
@@ -39,10 +40,15 @@ rc=${PIPESTATUS[0]}
 # The trace and report are the fixtures a CPU-side test can replay.
 cp "$out"/known-answer/trace/cuda_stalls.*.trace.json "$out/cuda_stalls.trace.json" 2>/dev/null
 cp "$out/known-answer/report.json" "$out/cuda_stalls.report.json" 2>/dev/null
+cp "$out"/known-answer/trace/cuda_stalls.*.cupti.bin "$out/cuda_stalls.cupti.bin" 2>/dev/null
 
 step "host cost per kernel launch (bench/gpu)"
 "$bundle/test/run_launch_overhead.sh" "$bundle/bin/gpu_launch_overhead" \
   "$out/launch-overhead" 2>&1 | tee "$out/launch-overhead.txt"
+[ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
+
+step "probe cost on this machine's CPU (bench/probe_overhead)"
+"$bundle/test/run_probe_overhead.sh" "$bundle" 2>&1 | tee "$out/probe-overhead.txt"
 [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
 
 step "result"

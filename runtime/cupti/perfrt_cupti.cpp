@@ -17,10 +17,12 @@
 #include "perfrt_noinstr.h"
 PERFRT_NOINSTR_BEGIN
 
+#include "perfrt_cupti_raw.h"
 #include "perfrt_gpu_records.h"
 
 #include <cupti.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -28,6 +30,7 @@ PERFRT_NOINSTR_BEGIN
 #include <mutex>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <unordered_set>
 #include <vector>
 
 #define PERFRT_CUPTI_API extern "C" __attribute__((visibility("default")))
@@ -151,8 +154,25 @@ perfrt_gpu_work gpuWork(uint32_t kind, const Record &r) {
   return out;
 }
 
+/// A kernel record's name is a pointer into this process's CUPTI. Keeping
+/// buffers raw collects the pointers (their text is kept beside the
+/// buffer); replaying a kept buffer maps each back to its kept text.
+struct NameHooks {
+  std::vector<const char *> *seen = nullptr;
+  const char *(*kept)(const char *address, void *context) = nullptr;
+  void *context = nullptr;
+};
+
+const char *kernelName(const char *name, const NameHooks &hooks) {
+  if (name && hooks.kept)
+    return hooks.kept(name, hooks.context);
+  if (name && hooks.seen)
+    hooks.seen->push_back(name);
+  return name;
+}
+
 void convert(const CUpti_Activity *r, std::vector<perfrt_gpu_api> &apis,
-             std::vector<perfrt_gpu_work> &work) {
+             std::vector<perfrt_gpu_work> &work, const NameHooks &hooks) {
   switch (r->kind) {
   case CUPTI_ACTIVITY_KIND_RUNTIME:
   case CUPTI_ACTIVITY_KIND_DRIVER: {
@@ -172,7 +192,8 @@ void convert(const CUpti_Activity *r, std::vector<perfrt_gpu_api> &apis,
   case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
     auto *k = reinterpret_cast<const CUpti_ActivityKernel10 *>(r);
     perfrt_gpu_work out = gpuWork(PERFRT_GPU_KERNEL, *k);
-    out.name = gSink->intern(k->name ? k->name : "(unnamed kernel)");
+    const char *name = kernelName(k->name, hooks);
+    out.name = gSink->intern(name ? name : "(unnamed kernel)");
     out.registers = k->registersPerThread;
     out.grid[0] = k->gridX, out.grid[1] = k->gridY, out.grid[2] = k->gridZ;
     out.block[0] = k->blockX, out.block[1] = k->blockY,
@@ -231,7 +252,7 @@ void CUPTIAPI bufferRequested(uint8_t **buffer, size_t *size,
 }
 
 /// Converts one buffer's records and hands them to the sink in one call.
-void deliver(uint8_t *buffer, size_t validSize) {
+void deliver(uint8_t *buffer, size_t validSize, const NameHooks &hooks) {
   // Per-thread buffers (CUPTI 13's default) complete on many threads: all
   // state here is local or behind the sink's lock.
   std::vector<perfrt_gpu_api> apis;
@@ -239,15 +260,86 @@ void deliver(uint8_t *buffer, size_t validSize) {
   CUpti_Activity *record = nullptr;
   while (validSize && cuptiActivityGetNextRecord(buffer, validSize, &record) ==
                           CUPTI_SUCCESS)
-    convert(record, apis, work);
+    convert(record, apis, work, hooks);
   if (!apis.empty() || !work.empty())
     gSink->records(apis.data(), uint32_t(apis.size()), work.data(),
                    uint32_t(work.size()));
 }
 
+// PERFCC_CUPTI_RAW (perfrt_cupti_raw.h): buffers complete on many threads;
+// one frame at a time.
+std::mutex gRawLock;
+bool gRawFailed = false;
+std::unordered_set<const char *> gRawNamesKept; // name frames written
+
+/// Writes all of \p size bytes, or says why not (once) and stops keeping.
+bool rawWrite(const void *data, size_t size) {
+  const char *p = static_cast<const char *>(data);
+  while (size && !gRawFailed) {
+    ssize_t n = ::write(gSink->raw_fd, p, size);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      char line[192];
+      std::snprintf(line, sizeof line,
+                    "perfcc: PERFCC_CUPTI_RAW: writing CUPTI's buffers "
+                    "failed (%s); later buffers are not kept\n",
+                    n < 0 ? std::strerror(errno) : "nothing written");
+      ssize_t ignored = ::write(2, line, std::strlen(line));
+      (void)ignored;
+      gRawFailed = true;
+      return false;
+    }
+    p += n;
+    size -= size_t(n);
+  }
+  return !gRawFailed;
+}
+
+/// One frame: its type and size, two parts of payload, zeros to 8 bytes.
+bool rawFrame(uint32_t type, const void *a, size_t aSize, const void *b,
+              size_t bSize) {
+  static const uint8_t zeros[8] = {};
+  perfrt_cupti_raw_frame f{type, 0, aSize + bSize};
+  return rawWrite(&f, sizeof f) && rawWrite(a, aSize) && rawWrite(b, bSize) &&
+         rawWrite(zeros, (8 - f.size % 8) % 8);
+}
+
+void rawHeader(uint32_t cuptiVersion) {
+  if (gSink->raw_fd < 0)
+    return;
+  perfrt_cupti_raw_header h{};
+  std::memcpy(h.magic, PERFRT_CUPTI_RAW_MAGIC, sizeof h.magic);
+  h.format = PERFRT_CUPTI_RAW_FORMAT;
+  h.cupti_version = cuptiVersion;
+  std::lock_guard<std::mutex> g(gRawLock);
+  rawWrite(&h, sizeof h);
+}
+
+/// The buffer, then the text of each name pointer in it not kept before:
+/// the pointers mean nothing outside this process.
+void rawKeep(const uint8_t *buffer, size_t validSize,
+             const std::vector<const char *> &names) {
+  if (gSink->raw_fd < 0)
+    return;
+  std::lock_guard<std::mutex> g(gRawLock);
+  rawFrame(PERFRT_CUPTI_RAW_BUFFER, buffer, validSize, nullptr, 0);
+  for (const char *name : names)
+    if (gRawNamesKept.insert(name).second) {
+      uint64_t address = reinterpret_cast<uintptr_t>(name);
+      rawFrame(PERFRT_CUPTI_RAW_NAME, &address, sizeof address, name,
+               std::strlen(name) + 1);
+    }
+}
+
 void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t *buffer, size_t,
                               size_t validSize) {
-  deliver(buffer, validSize);
+  std::vector<const char *> names;
+  NameHooks hooks;
+  if (gSink->raw_fd >= 0)
+    hooks.seen = &names;
+  deliver(buffer, validSize, hooks);
+  rawKeep(buffer, validSize, names);
   size_t dropped = 0;
   if (cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) ==
           CUPTI_SUCCESS &&
@@ -307,6 +399,43 @@ void atExit() {
   gExiting = true;
 }
 
+/// Pure queries: no GPU work, no wait, a fraction of a microsecond each, and
+/// called per launch by common code (cudaGetLastError after every launch;
+/// the runtime's own cuKernelGetName before it). Each record costs the
+/// program CUPTI's time per call, and none changes an answer: their API
+/// records are not taken.
+const CUpti_CallbackId QueryRuntimeCalls[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaPeekAtLastError_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceCount_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGetAttribute_v5000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaPointerGetAttributes_v4000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetPriority_v5050,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetPriority_ptsz_v7000,
+};
+const CUpti_CallbackId QueryDriverCalls[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuKernelGetName,
+    CUPTI_DRIVER_TRACE_CBID_cuFuncGetName,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGet,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGetCount,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGetAttribute,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevice,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevice_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxGetId,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetCtx,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetCtx_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetCtx_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetCtx_v2_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetId,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetId_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttribute,
+    CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttributes,
+    CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress,
+    CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress_v2,
+};
+
 bool check(CUptiResult r, const char *what) {
   if (r == CUPTI_SUCCESS)
     return true;
@@ -354,6 +483,9 @@ void attach() {
             cuptiEnableCallback(1, gSubscriber, CUPTI_CB_DOMAIN_RESOURCE, cbid),
             "cuptiEnableCallback(RESOURCE)"))
       return;
+  uint32_t version = 0;
+  cuptiGetVersion(&version);
+  rawHeader(version); // before any buffer can complete
   // CONCURRENT_KERNEL, never KERNEL: KERNEL serializes every kernel.
   static const CUpti_ActivityKind kinds[] = {
       CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
@@ -365,8 +497,11 @@ void attach() {
   for (CUpti_ActivityKind kind : kinds)
     if (!check(cuptiActivityEnable(kind), "cuptiActivityEnable"))
       return;
-  uint32_t version = 0;
-  cuptiGetVersion(&version);
+  // Best effort: a CUPTI without per-call control records them all.
+  for (CUpti_CallbackId cbid : QueryRuntimeCalls)
+    cuptiActivityEnableRuntimeApi(cbid, 0);
+  for (CUpti_CallbackId cbid : QueryDriverCalls)
+    cuptiActivityEnableDriverApi(cbid, 0);
   std::atexit(atExit);
   gSink->attached(version, flushForced);
 }
@@ -382,11 +517,19 @@ PERFRT_CUPTI_API int InitializeInjection(void) {
 /// Replays a buffer of CUPTI activity records into \p sink, through the
 /// same conversion as a buffer CUPTI completed. For tests: libcupti parses
 /// buffers without a GPU, so the adapter's field copies are checked on
-/// records built from cupti.h's own structs.
-PERFRT_CUPTI_API void perfrt_cupti_replay(const perfrt_gpu_sink *sink,
-                                          uint8_t *buffer, size_t validSize) {
+/// records built from cupti.h's own structs, or on buffers a real GPU filled
+/// (PERFCC_CUPTI_RAW), whose kernel names \p keptName gives back (null for
+/// buffers made in this process).
+PERFRT_CUPTI_API void
+perfrt_cupti_replay(const perfrt_gpu_sink *sink, uint8_t *buffer,
+                    size_t validSize,
+                    const char *(*keptName)(const char *address, void *context),
+                    void *context) {
   gSink = sink;
-  deliver(buffer, validSize);
+  NameHooks hooks;
+  hooks.kept = keptName;
+  hooks.context = context;
+  deliver(buffer, validSize, hooks);
 }
 
 /// For a process that initialized CUDA before the runtime started.

@@ -13,8 +13,9 @@
 #include <string>
 #include <vector>
 
-extern "C" void perfrt_cupti_replay(const perfrt_gpu_sink *sink,
-                                    uint8_t *buffer, size_t validSize);
+extern "C" void perfrt_cupti_replay(
+    const perfrt_gpu_sink *sink, uint8_t *buffer, size_t validSize,
+    const char *(*keptName)(const char *address, void *context), void *context);
 
 namespace {
 
@@ -44,7 +45,8 @@ const perfrt_gpu_sink sink = {PERFRT_GPU_SINK_VERSION,
                               nullptr,
                               nullptr,
                               nullptr,
-                              nullptr};
+                              nullptr,
+                              -1};
 
 /// CUPTI's buffer layout: records back to back, each 8-byte aligned.
 struct Buffer {
@@ -101,7 +103,7 @@ TEST(CuptiAdapter, EveryEnabledKindIsConvertedFieldByField) {
   y.streamId = 13;
   b.add(y);
 
-  perfrt_cupti_replay(&sink, b.bytes, b.size);
+  perfrt_cupti_replay(&sink, b.bytes, b.size, nullptr, nullptr);
 
   ASSERT_EQ(apis.size(), 2u);
   EXPECT_EQ(strings[apis[0].name], "cudaLaunchKernel") << "version suffix gone";

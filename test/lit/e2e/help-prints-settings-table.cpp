@@ -19,6 +19,7 @@
 // CHECK-NEXT:   PERFCC_DURATION_MS (default '0'): {{.+}}
 // CHECK-NEXT:   PERFCC_CUPTI (default 'auto'): {{.+}}
 // CHECK-NEXT:   PERFCC_NVTX (default '0'): {{.+}}
+// CHECK-NEXT:   PERFCC_CUPTI_RAW (default '0'): {{.+}}
 // CHECK-NEXT:   PERFCC_GPU_BUFFER_MB (default '256'): {{.+}}
 // CHECK-NEXT:   PERFCC_BUFFER_MB (default '64'): {{.+}}
 // CHECK-NEXT:   PERFCC_TRACE_MAX_MB (default '1024'): {{.+}}
