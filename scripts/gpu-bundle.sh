@@ -21,7 +21,8 @@ cp "$build/bin/perfctl" "$build/examples/cuda_stalls" \
    "$build/bench/gpu_launch_overhead" gpu-bundle/bin/
 cp "$build/lib/libperfrt.so" "$build/lib/libperfrt_cupti.so" gpu-bundle/lib/
 # The checks themselves travel with the bundle, so one folder is enough.
-cp test/gpu/*.sh test/gpu/*.py gpu-bundle/test/
+cp test/gpu/*.sh test/gpu/*.py scripts/real_answer.py \
+   test/lit/perfctl/Inputs/sweepcheck.py gpu-bundle/test/
 cp bench/gpu/run_launch_overhead.sh bench/run_probe_overhead.sh \
    bench/probe_overhead.disabled gpu-bundle/test/
 # run_probe_overhead.sh takes a build folder: the bundle is laid out as one.

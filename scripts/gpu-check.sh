@@ -4,7 +4,8 @@
 # runs into gpu-bundle/, which the device run carries). Each step takes well
 # under 10 minutes; everything is written under $OUT (default
 # ./gpu-check-out): the machine, the traced CUDA example with perfctl's
-# report and its known-answer verdict, the launch-cost benchmark, the probe
+# report and its known-answer verdict, the speed-bump sweep of the same
+# example against its real variants, the launch-cost benchmark, the probe
 # cost on this machine's CPU, and the trace and CUPTI's raw buffers, as
 # replay fixtures for the CPU-side tests.
 # Usage: scripts/gpu-check.sh [BUNDLE]   (default gpu-bundle)
@@ -41,6 +42,11 @@ rc=${PIPESTATUS[0]}
 cp "$out"/known-answer/trace/cuda_stalls.*.trace.json "$out/cuda_stalls.trace.json" 2>/dev/null
 cp "$out/known-answer/report.json" "$out/cuda_stalls.report.json" 2>/dev/null
 cp "$out"/known-answer/trace/cuda_stalls.*.cupti.bin "$out/cuda_stalls.cupti.bin" 2>/dev/null
+
+step "the sweep against the real variants (examples/cuda/stalls.cpp)"
+"$bundle/test/cuda_causal_ground_truth.sh" "$bundle/bin/cuda_stalls" \
+  "$bundle/bin/perfctl" "$out/causal" 2>&1 | tee "$out/causal.txt"
+[ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
 
 step "host cost per kernel launch (bench/gpu)"
 "$bundle/test/run_launch_overhead.sh" "$bundle/bin/gpu_launch_overhead" \

@@ -10,14 +10,22 @@
 //  - prepare_batch() spins 500 us on the host with the GPU idle: the GPU
 //    waits for it, so about 500 us per iteration must be charged to it.
 // Then replay_graph() runs a CUDA graph that capture_graph() captured (three
-// kernels from one launch). Usage: cuda_stalls [ITERATIONS]; exits 77 with
-// one line when there is no CUDA device (the `gpu` tests read it as a skip).
+// kernels from one launch). Each iteration is a unit of progress
+// ("iterations"), so perfctl sweep can ask which host function the
+// throughput depends on: prepare_batch, serial with the GPU, is on the
+// critical path; hidden_work, with about 1 ms of slack behind the kernel,
+// is not. Usage: cuda_stalls [ITERATIONS [PREPARE_US [HIDDEN_US]]]
+// (defaults 50, 500, 1000: the variants doing less work are the sweep's
+// ground truth); exits 77 with one line when there is no CUDA device (the
+// `gpu` tests read it as a skip).
 //
 //   perfcc++ -O2 stalls.cpp kernels.o -lcudart -o cuda_stalls
 //   ./cuda_stalls && perfctl report perfcc-out/cuda_stalls.*.trace.json
 //
 //===----------------------------------------------------------------------===//
 #include "kernels.h"
+
+#include <perf/perf.h>
 
 #include <chrono>
 #include <cstdio>
@@ -26,8 +34,8 @@
 namespace {
 
 constexpr unsigned long long KernelNs = 2000000; // 2 ms on the GPU
-constexpr auto HiddenWork = std::chrono::microseconds(1000);
-constexpr auto StallWork = std::chrono::microseconds(500);
+std::chrono::microseconds HiddenWork(1000);
+std::chrono::microseconds StallWork(500);
 constexpr int Elements = 1 << 20;
 
 void check(cudaError_t e, const char *what) {
@@ -94,8 +102,27 @@ __attribute__((noinline)) void replay_graph(Buffers &s) {
 
 } // namespace cuda_example
 
+namespace {
+/// argv[i] as a non-negative integer, \p fallback when absent; anything
+/// else is the usage line and exit status 2.
+long argument(int argc, char **argv, int i, long fallback) {
+  if (i >= argc)
+    return fallback;
+  char *end = nullptr;
+  long value = std::strtol(argv[i], &end, 10);
+  if (argc > 4 || end == argv[i] || *end || value < 0) {
+    std::fprintf(stderr, "usage: cuda_stalls [ITERATIONS [PREPARE_US "
+                         "[HIDDEN_US]]] (non-negative integers)\n");
+    std::exit(2);
+  }
+  return value;
+}
+} // namespace
+
 int main(int argc, char **argv) {
-  int iterations = argc > 1 ? std::atoi(argv[1]) : 50;
+  int iterations = int(argument(argc, argv, 1, 50));
+  StallWork = std::chrono::microseconds(argument(argc, argv, 2, 500));
+  HiddenWork = std::chrono::microseconds(argument(argc, argv, 3, 1000));
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     std::fprintf(stderr, "cuda_stalls: no CUDA device\n");
@@ -114,6 +141,7 @@ int main(int argc, char **argv) {
     cuda_example::hidden_work();
     cuda_example::wait_for_gpu(s);
     cuda_example::prepare_batch();
+    PERF_PROGRESS("iterations");
   }
   cuda_example::replay_graph(s);
   check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
