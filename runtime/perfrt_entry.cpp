@@ -55,7 +55,7 @@ PERFRT_API void perfcc_set_thread_name(const char *name) {
   ThreadState *t = tlsState ? tlsState : createThreadState();
   if (!t || !name)
     return;
-  std::snprintf(t->name, sizeof t->name, "%s", name);
+  setThreadName(t, name);
   t->namedByApi = 1;
 }
 

@@ -22,6 +22,7 @@ PERFRT_NOINSTR_BEGIN
 #include "perfrt_progress.h"
 #include "perfrt_record.h"
 #include "perfrt_registry.h"
+#include "perfrt_signals.h"
 #include "perfrt_speedup.h"
 #include "perfrt_spill.h"
 #include "perfrt_summary.h"
@@ -61,25 +62,6 @@ void writeStderr(const std::string &line) {
 // program's output at a file of its choosing.
 const char *settingsGetenv(const char *name) { return secure_getenv(name); }
 
-void onSignal(int sig) {
-  runtimeFinish(true);
-  // Die of the same signal, so the parent sees the status it expects.
-  std::signal(sig, SIG_DFL);
-  std::raise(sig);
-}
-
-void installSignalHandler(int sig) {
-  struct sigaction old;
-  if (sigaction(sig, nullptr, &old) != 0 || old.sa_handler != SIG_DFL)
-    return; // ignored (nohup) or handled by someone else: leave it
-  struct sigaction sa;
-  std::memset(&sa, 0, sizeof sa);
-  sa.sa_handler = onSignal;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_RESETHAND;
-  sigaction(sig, &sa, nullptr);
-}
-
 /// One line per reason calls are in the summary but not in the trace, with
 /// the setting that would have kept them: a long run that filled its caps
 /// should not find out by reading the metadata.
@@ -117,6 +99,7 @@ void afterForkInChild() {
   progressAfterFork();
   gpuStoreAfterFork();
   gpuRawAfterFork();
+  signalsAfterFork();
 }
 
 void initOnceBody() {
@@ -159,10 +142,8 @@ void initOnceBody() {
   spansInit(size_t(gRt.flags.bufferMb) << 20);
   threadsInit();
   pthread_atfork(nullptr, nullptr, afterForkInChild);
-  if (gRt.flags.mode != Mode::Off) {
-    installSignalHandler(SIGINT);
-    installSignalHandler(SIGTERM);
-  }
+  if (gRt.flags.mode != Mode::Off)
+    signalsInstall();
   gRt.startTicks = nowTicks();
   delayInit(gRt.flags);
   speedupInit(gRt.flags);
@@ -203,7 +184,7 @@ void readComm(ThreadState *t) {
   if (n > 0 && name[n - 1] == '\n')
     name[n - 1] = '\0';
   if (n > 0)
-    std::memcpy(t->name, name, sizeof name);
+    setThreadName(t, name);
 }
 
 void sleepMs(long ms) {

@@ -92,7 +92,10 @@ __attribute__((always_inline)) inline bool enterGuard(ThreadState *t) {
   // Orders the guard against a signal handler on this same thread.
   std::atomic_signal_fence(std::memory_order_seq_cst);
   if (__builtin_expect(!gRt.recording.load(std::memory_order_relaxed), 0)) {
-    t->busy.store(0, std::memory_order_relaxed);
+    // Release: what this probe read of the thread's state before it saw
+    // recording stop happens before the end's writes to it (runtimeFinish
+    // reads `busy` with acquire before it closes the thread's frames).
+    t->busy.store(0, std::memory_order_release);
     return false;
   }
   return true;

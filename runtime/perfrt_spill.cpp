@@ -233,7 +233,9 @@ bool writeWhatIsNew(const SpanChunk *c) {
       return false;
     ++progressWritten;
   }
-  const char *name = c->owner && c->owner->name[0] ? c->owner->name : "";
+  char name[sizeof c->owner->name] = {};
+  if (c->owner)
+    copyThreadName(c->owner, name); // its thread may be renaming itself
   uint32_t hash = nameHash(name);
   WrittenName *slot = nullptr;
   for (unsigned i = 0; i < NameSlots; ++i) {

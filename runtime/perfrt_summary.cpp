@@ -314,7 +314,9 @@ bool summaryWrite(char *path, unsigned pathSize, const char *traceFile) {
     out.raw(first ? "\n" : ",\n").ch('{');
     first = false;
     out.key(key::Tid, true).u64(t->tid);
-    out.key(key::Name).str(t->name[0] ? t->name : "thread");
+    char name[sizeof t->name];
+    copyThreadName(t, name);
+    out.key(key::Name).str(name[0] ? name : "thread");
     out.key(key::Calls).u64(calls);
     out.key(key::ThreadDroppedSpans).u64(t->droppedSpans);
     out.ch('}');

@@ -7,6 +7,7 @@ PERFRT_NOINSTR_BEGIN
 #include "perfrt_speedup.h"
 
 #include <atomic>
+#include <cstdio>
 #include <cstring>
 #include <pthread.h>
 #include <sys/mman.h>
@@ -101,13 +102,46 @@ ThreadState *createThreadState() {
   return t;
 }
 
+namespace {
+
+/// True when the guard was taken (release it); false after about a
+/// millisecond of trying: its holder was interrupted, maybe by this thread's
+/// own signal handler, and a name is not worth a hang.
+bool lockName(std::atomic<uint32_t> &guard) {
+  for (unsigned i = 0; i < 100000; ++i) {
+    if (!guard.exchange(1, std::memory_order_acquire))
+      return true;
+    __builtin_ia32_pause();
+  }
+  return false;
+}
+
+} // namespace
+
+void setThreadName(ThreadState *t, const char *name) {
+  bool locked = lockName(t->nameGuard);
+  std::snprintf(t->name, sizeof t->name, "%s", name);
+  if (locked)
+    t->nameGuard.store(0, std::memory_order_release);
+}
+
+void copyThreadName(const ThreadState *t, char (&out)[64]) {
+  static_assert(sizeof out == sizeof t->name);
+  auto &guard = const_cast<ThreadState *>(t)->nameGuard;
+  bool locked = lockName(guard);
+  std::memcpy(out, t->name, sizeof out);
+  if (locked)
+    guard.store(0, std::memory_order_release);
+  out[sizeof out - 1] = '\0';
+}
+
 void refreshThreadName(ThreadState *t) {
   if (t->namedByApi)
     return;
   char name[sizeof t->name] = {};
   // Reads /proc/self/task/TID/comm; fails quietly for a thread that is gone.
   if (pthread_getname_np(pthread_self(), name, sizeof name) == 0 && name[0])
-    std::memcpy(t->name, name, sizeof name);
+    setThreadName(t, name);
 }
 
 ThreadState *allThreads() { return threadList.load(std::memory_order_acquire); }
@@ -133,7 +167,9 @@ void threadsAfterFork() {
   std::memcpy(t->stack, self->stack, sizeof self->stack);
   t->depth = self->depth;
   t->overflow = self->overflow;
-  std::memcpy(t->name, self->name, sizeof t->name);
+  char name[sizeof t->name];
+  copyThreadName(self, name);
+  setThreadName(t, name);
   t->busy.store(self->busy.load(std::memory_order_relaxed));
 }
 

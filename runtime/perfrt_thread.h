@@ -69,7 +69,8 @@ struct ThreadState {
   uint64_t depthOverflows; // entries beyond MaxDepth
   uint64_t unmatchedExits; // exits with no matching entry
   uint64_t abandonedFrames;
-  char name[64];
+  char name[64]; // through setThreadName/copyThreadName only
+  std::atomic<uint32_t> nameGuard;
   uint32_t namedByApi; // perf_thread_name() was called: keep t->name
   Arena arena;         // for `stats` and `delays`
   FunctionTable<DelayStats> delays;
@@ -103,6 +104,14 @@ ThreadState *createThreadState();
 
 /// Reads the thread's current name from the kernel into t->name.
 void refreshThreadName(ThreadState *t);
+
+/// A thread's name is written by the thread itself (perfcc_set_thread_name,
+/// a refresh from the kernel) or at the end, and read by the span writer
+/// while it may change: writers and readers hold t->nameGuard for the copy.
+/// The guard is waited for a bounded time only (a signal handler may have
+/// interrupted its holder), then the copy goes ahead unguarded.
+void setThreadName(ThreadState *t, const char *name);
+void copyThreadName(const ThreadState *t, char (&out)[64]);
 
 /// Head of the list of every thread state (newest first).
 ThreadState *allThreads();

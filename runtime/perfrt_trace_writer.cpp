@@ -210,7 +210,9 @@ bool traceFinish(char *path, unsigned pathSize) {
   uint64_t dropped = spillLostSpans, overflows = 0, unmatched = 0,
            abandoned = 0;
   for (ThreadState *t = allThreads(); t; t = t->next) {
-    writeNameEvent(key::ThreadName, t->tid, t->name[0] ? t->name : "thread");
+    char name[sizeof t->name];
+    copyThreadName(t, name);
+    writeNameEvent(key::ThreadName, t->tid, name[0] ? name : "thread");
     dropped += t->droppedSpans;
     overflows += t->depthOverflows;
     unmatched += t->unmatchedExits;

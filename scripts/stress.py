@@ -194,6 +194,12 @@ def check_children(label, mode, parent, folder, children, calls):
               summary, trace if mode == "trace" else None, {}, quiet=True)
 
 
+# What each scenario stresses: exceptions and longjmp across 64 threads,
+# thread churn, dlopen/dlclose of an instrumented library, fork from a
+# multi-threaded program, SIGTERM and perf_flush() arriving during probes.
+SCENARIOS = ["threads", "churn", "dlopen", "fork", "signal"]
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--size", choices=SIZES, default="ci")
@@ -201,42 +207,58 @@ def main():
                    default="both")
     p.add_argument("--out", default=os.path.join(ROOT, "build", "stress"))
     p.add_argument("--bin", default=os.path.join(ROOT, "build", "bin"))
+    p.add_argument("--scenarios", default=",".join(SCENARIOS),
+                   help="comma-separated, of: " + ", ".join(SCENARIOS))
     a = p.parse_args()
+    chosen = a.scenarios.split(",")
+    for name in chosen:
+        if name not in SCENARIOS:
+            p.error("--scenarios: %r: expected some of %s"
+                    % (name, ", ".join(SCENARIOS)))
     os.makedirs(a.out, exist_ok=True)
     exes = build(a.out, a.bin)
     size = SIZES[a.size]
     modes = ["trace", "summary"] if a.mode == "both" else [a.mode]
     for mode in modes:
-        threads, rounds = map(int, size["threads"])
-        if mode == "trace":
-            rounds = min(rounds, TRACE_ROUNDS)
-        counts, summary, trace, fig = run(
-            "64 threads, throw, longjmp",
-            [exes["threads_exceptions_longjmp"], str(threads), str(rounds)],
-            mode, a.out)
-        # Rounds that longjmp (a multiple of 11, not of 7) leave middle and
-        # leaf behind.
-        skips = rounds // 11 - rounds // 77
-        check("64 threads, throw, longjmp", mode, counts, summary, trace, fig,
-              abandoned=2 * threads * skips)
-        counts, summary, trace, fig = run(
-            "10,000 short-lived threads",
-            [exes["thread_churn"]] + size["churn"], mode, a.out)
-        check("10,000 short-lived threads", mode, counts, summary, trace, fig)
-        counts, summary, trace, fig = run(
-            "dlopen/dlclose loop",
-            [exes["dlopen_loop"], exes["plugin"]] + size["dlopen"], mode,
-            a.out)
-        check("dlopen/dlclose loop", mode, counts, summary, trace, fig)
-        workers, children, calls = map(int, size["fork"])
-        label = "%d forks, %d busy threads" % (children, workers)
-        counts, summary, trace, fig = run(
-            label, [exes["fork_threads"]] + size["fork"], mode, a.out)
-        check(label, mode, counts, summary, trace, fig)
-        parent = glob.glob(os.path.join(
-            fig["folder"], "fork_threads.%d.summary.json" % summary["pid"]))[0]
-        check_children(label, mode, parent, fig["folder"], children, calls)
+        if "threads" in chosen:
+            threads, rounds = map(int, size["threads"])
+            if mode == "trace":
+                rounds = min(rounds, TRACE_ROUNDS)
+            counts, summary, trace, fig = run(
+                "64 threads, throw, longjmp",
+                [exes["threads_exceptions_longjmp"], str(threads), str(rounds)],
+                mode, a.out)
+            # Rounds that longjmp (a multiple of 11, not of 7) leave middle
+            # and leaf behind.
+            skips = rounds // 11 - rounds // 77
+            check("64 threads, throw, longjmp", mode, counts, summary, trace,
+                  fig, abandoned=2 * threads * skips)
+        if "churn" in chosen:
+            counts, summary, trace, fig = run(
+                "10,000 short-lived threads",
+                [exes["thread_churn"]] + size["churn"], mode, a.out)
+            check("10,000 short-lived threads", mode, counts, summary, trace,
+                  fig)
+        if "dlopen" in chosen:
+            counts, summary, trace, fig = run(
+                "dlopen/dlclose loop",
+                [exes["dlopen_loop"], exes["plugin"]] + size["dlopen"], mode,
+                a.out)
+            check("dlopen/dlclose loop", mode, counts, summary, trace, fig)
+        if "fork" in chosen:
+            workers, children, calls = map(int, size["fork"])
+            label = "%d forks, %d busy threads" % (children, workers)
+            counts, summary, trace, fig = run(
+                label, [exes["fork_threads"]] + size["fork"], mode, a.out)
+            check(label, mode, counts, summary, trace, fig)
+            parent = glob.glob(os.path.join(
+                fig["folder"],
+                "fork_threads.%d.summary.json" % summary["pid"]))[0]
+            check_children(label, mode, parent, fig["folder"], children,
+                           calls)
         for how, status in [("term", -15), ("flush", 0)]:
+            if "signal" not in chosen:
+                break
             label = "%s, 8 threads in probes" % (
                 "SIGTERM" if how == "term" else "perf_flush()")
             counts, summary, trace, fig = run(

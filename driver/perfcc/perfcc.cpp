@@ -169,6 +169,9 @@ std::vector<std::string> additions(const CompilerInvocation &inv,
     // need: under the user's --as-needed a program would silently lose the
     // runtime. push/pop-state keeps the user's setting for what follows.
     extra.push_back("-Wl,--push-state,--no-as-needed");
+#ifdef PERFCC_SANITIZER_RUNTIME
+    extra.push_back(PERFCC_SANITIZER_RUNTIME); // first: see CMakeLists.txt
+#endif
     extra.push_back("-lperfrt");
     extra.push_back("-Wl,--pop-state");
   }

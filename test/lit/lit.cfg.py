@@ -37,13 +37,22 @@ config.substitutions.append(("%objroot", config.perfcc_obj_root))
 
 # FileCheck, not, count and split-file come from the same LLVM.
 config.environment["PATH"] = os.pathsep.join([config.llvm_bin_dir, bin_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
-# A sanitized build (PERFCC_SANITIZE): libperfrt.so carries AddressSanitizer,
-# and the programs the tests build with perfcc do not, so its runtime must be
-# loaded first in every process (clang, FileCheck and Python too; LLVM frees
-# little at exit by design, so leaks are not reported here: the unit tests
-# report them).
-if config.perfcc_asan_runtime:
-    config.environment["LD_PRELOAD"] = config.perfcc_asan_runtime
+# A sanitized build (PERFCC_SANITIZE): libperfrt.so carries AddressSanitizer
+# or ThreadSanitizer, and the programs the tests build with perfcc do not, so
+# its runtime must be loaded first in every process that loads the runtime.
+# AddressSanitizer's is preloaded into all (clang, FileCheck and Python too;
+# LLVM frees little at exit by design, so leaks are not reported here: the
+# unit tests report them). TSan then sees the runtime's own memory accesses
+# (its writer thread, chunk pool, signal and fork paths) and the program's
+# locks and threads through its interceptors.
+if config.perfcc_sanitize == "thread":
+    # Not preloaded (bash crashes under it): perfcc links it into the
+    # programs it builds, first (driver/perfcc/CMakeLists.txt).
+    config.environment["TSAN_OPTIONS"] = (
+        "halt_on_error=1:exitcode=66:second_deadlock_stack=1:die_after_fork=0:"
+        "suppressions=" + os.path.join(src, "test", "tsan.supp"))
+elif config.perfcc_sanitizer_runtime:
+    config.environment["LD_PRELOAD"] = config.perfcc_sanitizer_runtime
     config.environment["ASAN_OPTIONS"] = "detect_leaks=0:abort_on_error=1"
     config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1"
 # A test starts from default settings whatever the caller's shell exported.
@@ -52,6 +61,8 @@ for var in list(os.environ):
             or var == "CUDA_INJECTION64_PATH"):
         config.environment.pop(var, None)
 config.available_features.add("llvm-" + config.llvm_version)
+if config.perfcc_sanitize:
+    config.available_features.add("sanitized")
 # The trace-viewer check (scripts/check-trace-viewer.sh) needs Chromium and node.
 if os.path.exists("/usr/bin/chromium") and shutil.which("node") and shutil.which("npm"):
     config.available_features.add("chromium")

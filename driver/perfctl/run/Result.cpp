@@ -24,12 +24,13 @@ namespace key = perfcc::schema::summary;
 
 namespace {
 
-/// A count or a duration that is there but not a non-negative integer (a
-/// float past 2^64, a negative number, a string): the summary is malformed,
-/// and converting it anyway is undefined behaviour (found by
-/// test/fuzz/summary_fuzzer: 1e+41 as a duration).
-struct BadCount {
-  std::string key, value;
+/// A value that is there but not of its kind: a count that is not a
+/// non-negative integer (a float past 2^64, a negative number, a string), a
+/// flag that is not true or false. The summary is malformed, and converting
+/// it anyway is undefined behaviour or an exception (both found by
+/// test/fuzz/summary_fuzzer: 1e+41 as a duration, 0 as "armed").
+struct BadValue {
+  std::string key, value, expected;
 };
 
 /// The count at \p key; 0 when absent (older runtimes wrote fewer keys).
@@ -41,7 +42,17 @@ std::uint64_t u64(const json &object, const char *key) {
     return it->get<std::uint64_t>();
   if (it->is_number_integer() && it->get<std::int64_t>() >= 0)
     return std::uint64_t(it->get<std::int64_t>());
-  throw BadCount{key, it->dump()};
+  throw BadValue{key, it->dump(), "a count (a non-negative integer)"};
+}
+
+/// The flag at \p key; \p absent when it is not there.
+bool flag(const json &object, const char *key, bool absent) {
+  auto it = object.find(key);
+  if (it == object.end())
+    return absent;
+  if (it->is_boolean())
+    return it->get<bool>();
+  throw BadValue{key, it->dump(), "true or false"};
 }
 
 double dbl(const json &object, const char *key) {
@@ -75,10 +86,13 @@ std::optional<RunMeasurement> parseSummary(std::string_view text,
                                            std::string &error) {
   try {
     return parseSummaryOrThrow(text, name, error);
-  } catch (const BadCount &bad) {
-    error = fmt::format("{}: \"{}\" is {}, not a count (a non-negative "
-                        "integer): not a summary perfcc wrote",
-                        name, bad.key, bad.value.substr(0, 40));
+  } catch (const BadValue &bad) {
+    error = fmt::format("{}: \"{}\" is {}, not {}: not a summary perfcc wrote",
+                        name, bad.key, bad.value.substr(0, 40), bad.expected);
+    return std::nullopt;
+  } catch (const json::exception &e) {
+    // Any other value of the wrong kind the reads below did not foresee.
+    error = fmt::format("{}: not a summary perfcc wrote ({})", name, e.what());
     return std::nullopt;
   }
 }
@@ -105,7 +119,7 @@ std::optional<RunMeasurement> parseSummaryOrThrow(std::string_view text,
   if (auto it = doc.find(key::Delay); it != doc.end() && it->is_object()) {
     const json &delay = *it;
     m.hasDelay = true;
-    m.armed = delay.value(key::Armed, false);
+    m.armed = flag(delay, key::Armed, false);
     m.delayedCalls = u64(delay, key::DelayedCalls);
     m.requestedNs = u64(delay, key::RequestedNs);
     m.deliveredNs = u64(delay, key::DeliveredNs);

@@ -158,6 +158,18 @@ TEST(Summary, MalformedIsAnErrorNamingTheFile) {
   EXPECT_FALSE(parseSummary("[1,2]", "y.json", error));
 }
 
+// Found by test/fuzz/summary_fuzzer (scripts/fuzz.sh, 2026-11-26): a
+// number as "armed" threw out of the reader and ended perfctl.
+TEST(Summary, AFlagThatIsNoFlagIsAnErrorNamingFileAndKey) {
+  std::string error;
+  EXPECT_FALSE(parseSummary(R"({"functions": [], "delay": {"armed": 0}})",
+                            "z.json", error));
+  EXPECT_EQ(error, "z.json: \"armed\" is 0, not true or false: not a summary "
+                   "perfcc wrote");
+  EXPECT_TRUE(parseSummary(R"({"functions": [], "delay": {"armed": true}})",
+                           "z.json", error));
+}
+
 // Found by test/fuzz/summary_fuzzer: a count past 2^64 as a float was
 // converted to an integer (undefined behaviour), a negative one wrapped.
 TEST(Summary, ACountThatIsNoCountIsAnErrorNamingFileAndKey) {
