@@ -167,9 +167,9 @@ void threadsAfterFork() {
   std::memcpy(t->stack, self->stack, sizeof self->stack);
   t->depth = self->depth;
   t->overflow = self->overflow;
-  char name[sizeof t->name];
-  copyThreadName(self, name);
-  setThreadName(t, name);
+  // The child is single-threaded here: no guard needed (and the parent's
+  // writer, which may have held self's, was not copied).
+  std::memcpy(t->name, self->name, sizeof t->name);
   t->busy.store(self->busy.load(std::memory_order_relaxed));
 }
 

@@ -55,5 +55,14 @@ say(gain["prepare"] > 5, "prepare_batch at half the work: real %+.1f%%" % gain["
 say(abs(gain["hidden"]) < 2, "hidden_work at half the work: real %+.1f%%" % gain["hidden"])
 say(groups["prepare"]["shape"] == "linear", "prepare_batch: %s" % groups["prepare"]["shape"])
 say(groups["hidden"]["shape"] != "linear", "hidden_work: %s" % groups["hidden"]["shape"])
+def predicted(name):
+    for e in groups[name].get("extrapolation", []):
+        if e.get("percent") == 50 and e["valid"]:
+            return e["gain_percent"]["value"]
+    return None
+p = predicted("prepare")
+say(p is not None and abs(p - gain["prepare"]) <= 3,
+    "prepare_batch 50%% faster: predicted %s, real %+.1f%% (within 3 points)"
+    % ("-" if p is None else "%+.1f%%" % p, gain["prepare"]))
 sys.exit(0 if ok else 1)
 PY

@@ -4,7 +4,7 @@
 // (perfrt_cupti_replay, the same path as a buffer CUPTI completed) into a
 // sink that keeps what it gets. What still needs a GPU is CUPTI filling the
 // buffers. (This test includes cupti.h to build them, as Kineto's do.)
-#include "perfrt_gpu_records.h"
+#include "CollectingSink.h"
 
 #include <cupti.h>
 #include <gtest/gtest.h>
@@ -13,40 +13,12 @@
 #include <string>
 #include <vector>
 
-extern "C" void perfrt_cupti_replay(
-    const perfrt_gpu_sink *sink, uint8_t *buffer, size_t validSize,
-    const char *(*keptName)(const char *address, void *context), void *context);
-
 namespace {
 
-std::vector<std::string> strings{""};
-std::vector<perfrt_gpu_api> apis;
-std::vector<perfrt_gpu_work> work;
-
-uint32_t intern(const char *text) {
-  for (uint32_t i = 0; i < strings.size(); ++i)
-    if (strings[i] == text)
-      return i;
-  strings.emplace_back(text);
-  return uint32_t(strings.size() - 1);
-}
-void records(const perfrt_gpu_api *a, uint32_t na, const perfrt_gpu_work *w,
-             uint32_t nw) {
-  apis.insert(apis.end(), a, a + na);
-  work.insert(work.end(), w, w + nw);
-}
-uint64_t now() { return 0; }
-
-const perfrt_gpu_sink sink = {PERFRT_GPU_SINK_VERSION,
-                              1,
-                              now,
-                              intern,
-                              records,
-                              nullptr,
-                              nullptr,
-                              nullptr,
-                              nullptr,
-                              -1};
+using collecting::apis;
+using collecting::sink;
+using collecting::strings;
+using collecting::work;
 
 /// CUPTI's buffer layout: records back to back, each 8-byte aligned.
 struct Buffer {

@@ -7,8 +7,8 @@
 // times to the nanosecond, and nothing else GPU-side may be there: so the
 // record versions the adapter casts to (CUpti_ActivityKernel10, ...) are what
 // a real CUPTI 13 delivers, and the conversion is the one that ran on the GPU.
+#include "CollectingSink.h"
 #include "perfrt_cupti_raw.h"
-#include "perfrt_gpu_records.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -24,42 +24,14 @@
 #include <tuple>
 #include <vector>
 
-extern "C" void perfrt_cupti_replay(
-    const perfrt_gpu_sink *sink, uint8_t *buffer, size_t validSize,
-    const char *(*keptName)(const char *address, void *context), void *context);
-
 namespace {
 
+using collecting::apis;
+using collecting::sink;
+using collecting::strings;
+using collecting::work;
+
 const std::string Fixtures = PERFCC_GPU_FIXTURES "/h100-2026-11-26/";
-
-std::vector<std::string> strings{""};
-std::vector<perfrt_gpu_api> apis;
-std::vector<perfrt_gpu_work> work;
-
-uint32_t intern(const char *text) {
-  for (uint32_t i = 0; i < strings.size(); ++i)
-    if (strings[i] == text)
-      return i;
-  strings.emplace_back(text);
-  return uint32_t(strings.size() - 1);
-}
-void records(const perfrt_gpu_api *a, uint32_t na, const perfrt_gpu_work *w,
-             uint32_t nw) {
-  apis.insert(apis.end(), a, a + na);
-  work.insert(work.end(), w, w + nw);
-}
-uint64_t now() { return 0; }
-
-const perfrt_gpu_sink sink = {PERFRT_GPU_SINK_VERSION,
-                              1,
-                              now,
-                              intern,
-                              records,
-                              nullptr,
-                              nullptr,
-                              nullptr,
-                              nullptr,
-                              -1};
 
 std::vector<uint8_t> readFile(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
