@@ -129,7 +129,7 @@ def main():
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--only", default="")
     p.add_argument("--out", default=os.path.join(ROOT, "build", "ground-truth"))
-    p.add_argument("--budget", default="3m", help="of each speed-bump sweep")
+    p.add_argument("--budget", default="3m", help="of each sweep (speed bumps, virtual speedups)")
     p.add_argument("--resume", action="store_true",
                    help="keep the cases DIR/results.json already has and "
                    "measure only the others")
@@ -173,7 +173,7 @@ def main():
             base, targets, common + ["--speedup",
                                      ",".join(str(x)
                                               for x in sorted(set(asked))),
-                                     "--repeats", "5"],
+                                     "--budget", a.budget],
             os.path.join(a.out, macro + "-speedup")), asked)
         row = {"class": cls, "program": program, "function": function,
                "less_work_percent": list(LESS_WORK),

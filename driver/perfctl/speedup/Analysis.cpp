@@ -60,6 +60,30 @@ double speedupGain(double rate, double baselineRate, unsigned percent,
              : NaN;
 }
 
+SpeedupSettled isSettled(const SpeedupGroup &group, double targetWidth) {
+  SpeedupSettled s;
+  if (!group.valid) {
+    s.settled = true;
+    s.why = "invalid: more runs cannot change that";
+    return s;
+  }
+  const Estimate &h = group.headline;
+  if (!std::isfinite(h.value) || !std::isfinite(h.ci.lo) ||
+      !std::isfinite(h.ci.hi)) {
+    s.why = fmt::format("no interval at {}% yet", group.headlinePercent);
+    return s;
+  }
+  double width = h.ci.hi - h.ci.lo;
+  double allowed = std::max(SpeedupSettledPoints, targetWidth * std::abs(h.value));
+  s.settled = width <= allowed;
+  s.why = fmt::format("the gain at {}% is {} [{}, {}], {:.1f} points wide "
+                      "({} {:.1f})",
+                      group.headlinePercent, formatGain(h.value),
+                      formatGain(h.ci.lo), formatGain(h.ci.hi), width,
+                      s.settled ? "at most" : "above", allowed);
+  return s;
+}
+
 std::string formatGain(double percent) {
   if (!std::isfinite(percent))
     return "n/a";

@@ -87,6 +87,23 @@ speedupGain(double rate, double baselineRate, unsigned percent,
             unsigned baselinePercent,
             double referenceTimeNs = std::numeric_limits<double>::quiet_NaN());
 
+/// An adaptive speedup sweep's headline interval is narrow enough at this
+/// many points wide, whatever the gain: a gain near 0 cannot be asked for a
+/// share of itself, and a gain is a difference of two medians, so a
+/// program whose runs vary by 3% needs about thirty runs a level for ±3
+/// points (the bootstrap's width, measured on synthetic runs).
+constexpr double SpeedupSettledPoints = 8.0;
+
+/// Whether a speedup group's answer needs no more runs (settled: invalid,
+/// which more runs cannot change, or a headline interval at most
+/// max(SpeedupSettledPoints, \p targetWidth x |gain|) wide), and why, in a
+/// sentence.
+struct SpeedupSettled {
+  bool settled = false;
+  std::string why;
+};
+SpeedupSettled isSettled(const SpeedupGroup &group, double targetWidth);
+
 /// "+26%", "-3%", "+0%" (never "-0%"): the gain rounded to a whole percent.
 std::string formatGain(double percent);
 

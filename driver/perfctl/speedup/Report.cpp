@@ -3,10 +3,13 @@
 
 #include "sweep/Report.h"
 #include "sweep/ReportJson.h"
+#include "sweep/Progress.h"
+#include "sweep/Sizing.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace perfcc::perfctl {
@@ -89,17 +92,43 @@ std::string renderSpeedupMarkdown(const SweepState &state,
       point = r.outcome.progress;
   std::string md = "# perfctl sweep: virtual speedups\n\n";
   md += fmt::format(
-      "`{}`: {} runs ({} group(s) x speedups {} x {} repeats, plus {} "
+      "`{}`: {} runs ({} group(s) x speedups {} x {} repeats{}, plus {} "
       "unarmed controls) in random order (seed {}); throughput from progress "
       "point `{}`, as the runtime's virtual rate: the units of work over the "
       "window minus the delay inserted into the other threads.\n\n",
       fmt::join(o.command, " "), state.records.size(), state.plan.groups.size(),
-      percents, state.plan.repeats, state.plan.repeats, state.plan.seed, point);
+      percents, state.plan.repeats,
+      o.adaptive ? fmt::format(" to begin with, then {} round(s)",
+                               state.rounds)
+                 : "",
+      std::count_if(state.records.begin(), state.records.end(),
+                    [](const RunRecord &r) { return !r.plan.armed(); }),
+      state.plan.seed, point);
   md += "## Answer\n\n";
   for (std::size_t rank = 0; rank < a.ranking.size(); ++rank)
     md += fmt::format("{}. **{}**: {}\n", rank + 1,
                       a.groups[a.ranking[rank]].name,
                       a.groups[a.ranking[rank]].verdict);
+  if (o.adaptive) {
+    md += fmt::format(
+        "\n## How the sweep sized itself\n\nRepeats: adaptive: {} to begin "
+        "with, then {} round(s) of another run at each speedup for each "
+        "group whose largest speedup's gain had an interval wider than {} of "
+        "the gain ({} points at least), within a budget of {}. Stopped: "
+        "{}.\n\n| group | repeats | settled | why |\n| --- | ---: | --- | --- "
+        "|\n",
+        o.repeats, state.rounds, o.targetWidth, SpeedupSettledPoints,
+        formatSeconds(o.budgetS),
+        state.stop == "settled" ? "every group settled"
+        : state.stop == "budget"
+            ? "the next round would have overrun the budget"
+            : fmt::format("a group reached {} repeats", MaxRepeats));
+    for (std::size_t g = 0; g < state.sizing.size(); ++g) {
+      const GroupSizing &gs = state.sizing[g];
+      md += fmt::format("| {} | {} | {} | {} |\n", state.plan.groups[g].name,
+                        gs.repeats, gs.settled ? "yes" : "no", gs.status);
+    }
+  }
   md += fmt::format("\n## Controls\n\n| runs | throughput (median) | {}% CI "
                     "| IQR | noise |\n| --- | ---: | ---: | ---: | ---: |\n",
                     level);

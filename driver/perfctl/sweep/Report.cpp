@@ -208,7 +208,7 @@ std::string renderSweepJson(const SweepState &state,
       {"warnings", state.warnings}};
   doc["settings"]["delays_chosen"] = o.autoDelays ? "auto" : "given";
   doc["settings"]["repeats_mode"] =
-      o.adaptive && !state.plan.speedup() ? "adaptive" : "fixed";
+      o.adaptive ? "adaptive" : "fixed";
   doc["settings"]["budget_s"] = o.budgetS;
   doc["settings"]["ci_width"] = o.targetWidth;
   doc["settings"]["pin"] =

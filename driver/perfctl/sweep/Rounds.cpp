@@ -1,6 +1,7 @@
 //===- Rounds.cpp - a sweep's runs: pilot, first repeats, rounds ----------===//
 #include "sweep/Rounds.h"
 
+#include "speedup/Analysis.h"
 #include "sweep/GroupRanking.h"
 #include "sweep/Progress.h"
 #include "sweep/Report.h"
@@ -101,6 +102,36 @@ unsigned repeatsMade(const SweepState &state, std::size_t g) {
   return least == ~0u ? 0 : least;
 }
 
+/// The runs at each speedup of group \p g made so far, at the least.
+unsigned speedupRepeatsMade(const SweepState &state, std::size_t g) {
+  unsigned least = ~0u;
+  for (unsigned percent : state.plan.speedups) {
+    unsigned n = 0;
+    for (const RunRecord &r : state.records)
+      n += r.measured && r.plan.group == int(g) &&
+           r.plan.speedupPercent == percent;
+    least = std::min(least, n);
+  }
+  return least == ~0u ? 0 : least;
+}
+
+/// A speedup sweep's groups: settled when the headline gain's interval is
+/// narrow enough (speedup/Analysis.h), into state.sizing.
+void recordSpeedupSizing(SweepState &state,
+                         const std::vector<std::string> &names,
+                         const std::vector<std::string> &files) {
+  const SweepOptions &o = state.options;
+  SpeedupAnalysis analysis = analyzeSpeedups(
+      names, files, state.plan.speedups, speedupPointsOf(state), o.analysis);
+  for (std::size_t g = 0; g < analysis.groups.size(); ++g) {
+    SpeedupSettled s = isSettled(analysis.groups[g], o.targetWidth);
+    GroupSizing &sizing = state.sizing[g];
+    sizing.settled = s.settled;
+    sizing.status = s.why;
+    sizing.repeats = speedupRepeatsMade(state, g);
+  }
+}
+
 /// Mean seconds of the runs of group \p g (-1: the unarmed control).
 double meanRunSeconds(const SweepState &state, int g) {
   double sum = 0;
@@ -157,22 +188,26 @@ int runPlannedRuns(SweepState &state, const std::vector<std::string> &names,
       return rc;
   if (int rc = runSweep(state))
     return rc;
-  if (!o.adaptive || state.plan.speedup())
+  if (!o.adaptive)
     return 0;
   for (;;) {
-    SweepAnalysis analysis = analyzeSweep(names, files, state.plan.delays,
-                                          pointsOf(state), o.analysis);
     std::vector<bool> settled;
     std::vector<unsigned> repeats;
     std::vector<double> roundS;
     std::string unsettled;
-    recordSizing(state, analysis);
-    for (std::size_t g = 0; g < analysis.groups.size(); ++g) {
+    if (state.plan.speedup())
+      recordSpeedupSizing(state, names, files);
+    else
+      recordSizing(state, analyzeSweep(names, files, state.plan.delays,
+                                       pointsOf(state), o.analysis));
+    for (std::size_t g = 0; g < state.sizing.size(); ++g) {
       const GroupSizing &sizing = state.sizing[g];
       settled.push_back(sizing.settled);
       repeats.push_back(sizing.repeats);
-      roundS.push_back(meanRunSeconds(state, int(g)) *
-                       double(state.plan.delaysOf(g).size()));
+      std::size_t runsPerRound = state.plan.speedup()
+                                     ? state.plan.speedups.size()
+                                     : state.plan.delaysOf(g).size();
+      roundS.push_back(meanRunSeconds(state, int(g)) * double(runsPerRound));
       if (!sizing.settled)
         unsettled +=
             (unsettled.empty() ? "" : "; ") + names[g] + ": " + sizing.status;

@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -73,7 +74,9 @@ void addSweepOptions(CLI::App &sweep, SweepArgs &args) {
   sweep
       .add_option("--ci-width", o.targetWidth,
                   "adaptive repeats: a group is settled when its "
-                  "pass-through interval is at most this wide")
+                  "pass-through interval is at most this wide (--speedup: "
+                  "when its largest speedup's gain has an interval at most "
+                  "this share of the gain wide, or 8 points)")
       ->capture_default_str()
       ->check(CLI::Range(0.01, 10.0));
   sweep.add_option("--seed", o.seed, "seed of the run order and bootstraps")
@@ -190,10 +193,8 @@ int checkSpeedupArgs(SweepArgs &args, const std::vector<Group> &groups,
   if (!args.extrapolate.empty())
     return usageError("--speedup excludes --extrapolate: each speedup asked "
                       "for is measured, not extrapolated");
-  if (args.budgetGiven)
-    return usageError("--speedup excludes --budget: adaptive repeats are "
-                      "for speed-bump sweeps; --speedup runs --repeats N "
-                      "(default 5)");
+  // Adaptive as speed bumps are (--repeats alone: fixed); five repeats to
+  // begin with, since a gain is a difference of two medians.
   if (!args.repeatsGiven)
     o.repeats = 5;
   o.groups = groups;
@@ -227,6 +228,13 @@ int checkSweepArgs(SweepArgs &args, SweepPlan &plan) {
       return usageError("--pin: " + error);
     o.pin = *cpus;
   }
+  o.adaptive = args.budgetGiven || !args.repeatsGiven;
+  if (args.budgetGiven) {
+    std::optional<double> budget = parseBudget(args.budget, error);
+    if (!budget)
+      return usageError("--budget: " + error);
+    o.budgetS = *budget;
+  }
   if (!args.speedup.empty())
     return checkSpeedupArgs(args, groups, plan);
   o.autoDelays = args.delays == "auto";
@@ -239,13 +247,6 @@ int checkSweepArgs(SweepArgs &args, SweepPlan &plan) {
       std::count_if(delays->begin(), delays->end(),
                     [](std::uint64_t d) { return d > 0; }) == 0)
     return usageError("--delays: needs at least one nonzero delay");
-  o.adaptive = args.budgetGiven || !args.repeatsGiven;
-  if (args.budgetGiven) {
-    std::optional<double> budget = parseBudget(args.budget, error);
-    if (!budget)
-      return usageError("--budget: " + error);
-    o.budgetS = *budget;
-  }
   if (!args.extrapolate.empty()) {
     // Delays per call (2us) and percents of a call's own work (10%) mix.
     std::string delaysPart, percentPart;
@@ -306,6 +307,19 @@ int reportSpeedups(SweepState &state, const std::vector<std::string> &names,
   const SweepOptions &o = state.options;
   SpeedupAnalysis analysis = analyzeSpeedups(
       names, files, state.plan.speedups, speedupPointsOf(state), o.analysis);
+  // An interval still wide when the runs stopped says what would narrow it.
+  if (o.adaptive) {
+    for (std::size_t g = 0; g < analysis.groups.size(); ++g)
+      if (!state.sizing[g].settled)
+        analysis.groups[g].verdict += fmt::format(
+            " (unsettled: {}{})", state.sizing[g].status,
+            state.stop == "budget"
+                ? fmt::format("; the {} budget ran out: --budget {}m",
+                              formatSeconds(o.budgetS),
+                              int(std::ceil(o.budgetS * 3 / 60)))
+                : "");
+    analysis.answer = answerOf(analysis.groups, analysis.ranking);
+  }
   std::string error, message;
   if (!writeSweepJson(state, nullptr, error, &analysis))
     return fmt::print(stderr, "perfctl: error: {}\n", error), 1;
@@ -333,9 +347,17 @@ int perfcc::perfctl::runSweepCommand(SweepArgs &args) {
   if (!o.quiet && state.plan.speedup())
     fmt::print(stderr,
                "perfctl: {} runs ({} group(s) x {} speedups x {} repeats, "
-               "plus {} unarmed), seed {}, into {}\n",
+               "plus {} unarmed){}, seed {}, into {}\n",
                state.plan.runs.size(), state.plan.groups.size(),
-               state.plan.speedups.size(), o.repeats, o.repeats, o.seed, out);
+               state.plan.speedups.size(), o.repeats, o.repeats,
+               o.adaptive
+                   ? fmt::format(", then more where a gain's interval is "
+                                 "wider than {} of it ({} points at least) "
+                                 "within {}",
+                                 o.targetWidth, SpeedupSettledPoints,
+                                 formatSeconds(o.budgetS))
+                   : "",
+               o.seed, out);
   else if (!o.quiet && !o.autoDelays && !o.adaptive)
     fmt::print(stderr,
                "perfctl: {} runs ({} group(s) x {} delays x {} repeats, plus "

@@ -232,3 +232,44 @@ TEST(SpeedupGain, AgainstTheUnarmedProgramWhenItsTimeIsKnown) {
   // Saving more than the whole reference: no estimate.
   EXPECT_TRUE(std::isnan(speedupGain(rate(50), rate(1), 50, 1, 1e8)));
 }
+
+// The stopping rule of adaptive speedup sweeps: a noisy group's headline
+// interval is wide after five repeats and narrows below the target with
+// more; the allowance is a share of the gain, with a floor in points; an
+// invalid group needs no more runs.
+TEST(SpeedupSettled, NoisyGainsNeedMoreRunsUntilTheirIntervalNarrows) {
+  unsigned settledAt5 = 0, settledAt30 = 0;
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    for (unsigned repeats : {5u, 30u}) {
+      std::vector<SpeedupPoint> points;
+      addGroup(points, 0, 0.4, repeats, 0.03, seed);
+      addUnarmed(points, repeats, 95000);
+      SpeedupAnalysis a = analyze(points, {"consumer"});
+      SpeedupSettled s = isSettled(a.groups[0], 0.2);
+      (repeats == 5 ? settledAt5 : settledAt30) += s.settled;
+      EXPECT_NE(s.why.find("the gain at 50% is"), std::string::npos) << s.why;
+    }
+  }
+  // 3% noise: a gain of about +27% needs an interval of 8 points; five
+  // runs a level (about 17 wide) rarely get there, thirty (about 6) do.
+  EXPECT_LE(settledAt5, 3u);
+  EXPECT_GE(settledAt30, 9u);
+}
+
+TEST(SpeedupSettled, TheAllowanceIsAShareOfTheGainWithAFloorInPoints) {
+  SpeedupGroup g;
+  g.headlinePercent = 50;
+  g.headline = {60, {52, 68}}; // 16 points wide, 0.2 x 60 = 12 allowed
+  EXPECT_FALSE(isSettled(g, 0.2).settled);
+  EXPECT_TRUE(isSettled(g, 0.3).settled); // 18 allowed
+  g.headline = {1, {-3, 4.5}};            // 7.5 points: under the floor
+  SpeedupSettled s = isSettled(g, 0.2);
+  EXPECT_TRUE(s.settled);
+  EXPECT_NE(s.why.find("at most 8.0"), std::string::npos) << s.why;
+  g.headline = {1, {-5, 5}};
+  EXPECT_FALSE(isSettled(g, 0.2).settled);
+  g.headline = {std::nan(""), {std::nan(""), std::nan("")}};
+  EXPECT_FALSE(isSettled(g, 0.2).settled);
+  g.valid = false;
+  EXPECT_TRUE(isSettled(g, 0.2).settled);
+}

@@ -251,18 +251,25 @@ def main():
         print("delays %s repeats %s" % (settings["delays_chosen"],
                                         settings["repeats_mode"]))
         print("stop %s after %d rounds" % (sizing["stop"], sizing["rounds"]))
-        shapes = {g["name"]: g["shape"]
+        shapes = {g["name"]: g.get("shape", "-")
                   for g in (doc.get("analysis") or {}).get("groups", [])}
+        speedups = settings.get("speedups_percent")
         for g in sizing["groups"]:
             made = [r for r in runs if r["group"] == g["name"] and r["measured"]]
-            least = min(sum(1 for r in made if r["delay_ns"] == d)
-                        for d in g["delays_ns"])
+            if speedups:
+                least = min(sum(1 for r in made if r["speedup_percent"] == p)
+                            for p in speedups)
+            else:
+                least = min(sum(1 for r in made if r["delay_ns"] == d)
+                            for d in g["delays_ns"])
             if least != g["repeats"]:
                 fail("%s: %d repeats said, %d made" % (g["name"], g["repeats"],
                                                        least))
-            print("group %s delays %s repeats %d settled %s %s" % (
-                g["name"], ",".join(g["delays"]), g["repeats"],
-                "yes" if g["settled"] else "no", shapes.get(g["name"], "-")))
+            print("group %s %s repeats %d settled %s %s" % (
+                g["name"], "speedups " + ",".join(map(str, speedups))
+                if speedups else "delays " + ",".join(g["delays"]),
+                g["repeats"], "yes" if g["settled"] else "no",
+                shapes.get(g["name"], "-")))
         return
     if what == "order":
         for r in runs:
