@@ -4,14 +4,18 @@
 # use (or when the lockfile changed), then runs test/viewer/check-trace.mjs, whose exit status it
 # returns: 0 loaded, 1 the viewer rejected the trace, 2 usage or setup problem.
 #
+# With --flamegraph first, checks instead that a flame graph written by `perfctl export --format
+# flamegraph` works in the same Chromium (test/viewer/check-flamegraph.mjs: drawn, tooltips, zoom).
+#
 # Usage: scripts/check-trace-viewer.sh TRACE.json [--screenshot OUT.png] [--timeout-ms N] [--allow-warnings]
+#        scripts/check-trace-viewer.sh --flamegraph GRAPH.svg [--expect NAME]... [--zoom NAME] [--screenshot OUT.png]
 # Environment: CHROMIUM=/path/to/chromium overrides /usr/bin/chromium.
 set -euo pipefail
 
 viewer_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/../test/viewer" && pwd)"
 
 if [[ $# -lt 1 ]]; then
-  echo "usage: $0 TRACE.json [--screenshot OUT.png] [--timeout-ms N] [--allow-warnings]" >&2
+  echo "usage: $0 [--flamegraph GRAPH.svg | TRACE.json] [--screenshot OUT.png] [--timeout-ms N] [--allow-warnings]" >&2
   exit 2
 fi
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
@@ -42,4 +46,8 @@ if [[ ! -f "$stamp" || ! -d "$viewer_dir/node_modules/speedscope" || ! -d "$view
   rm -f "$log"
 fi
 
+if [[ "$1" == "--flamegraph" ]]; then
+  shift
+  exec node "$viewer_dir/check-flamegraph.mjs" "$@"
+fi
 exec node "$viewer_dir/check-trace.mjs" "$@"

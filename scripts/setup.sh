@@ -11,7 +11,8 @@ packages=(
   libgtest-dev libbenchmark-dev           # unit tests, benchmarks
   libcli11-dev nlohmann-json3-dev libfmt-dev libpcre2-dev pkg-config  # perfctl
   gnuplot-nox                             # perfctl sweep's plot.svg
-  chromium                                # loading traces in speedscope
+  chromium                                # loading traces in speedscope, flame graphs
+  valgrind                                # callgrind_annotate reads perfctl export's callgrind files
   libopenblas-dev libxxhash-dev libutf8proc-dev  # the engine: GEMM, prefix hashes, NFC
 )
 # Tools that may come from outside Debian's packages (a NodeSource or nvm

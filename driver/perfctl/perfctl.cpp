@@ -12,15 +12,19 @@
 // perfctl report TRACE reads one trace: the hottest functions, GPU busy and
 // idle time, and GPU idle time charged to the host functions that caused it.
 //
+// perfctl export --format folded|flamegraph|callgrind TRACE writes a trace's
+// calls for flame-graph tools, browsers and KCachegrind.
+//
 // perfctl trace recover SPILL turns the spill of a run that died before
 // writing its trace into that trace and its summary.
 //
-// Also: perfctl help [sweep|report|trace], perfctl --version. Usage errors exit
-// 2 before anything runs; a sweep that fails exits 1 (130 when interrupted) and
-// keeps what it measured in OUT/sweep.json; a trace that cannot be read
-// exits 1.
+// Also: perfctl help [sweep|report|export|trace], perfctl --version. Usage
+// errors exit 2 before anything runs; a sweep that fails exits 1 (130 when
+// interrupted) and keeps what it measured in OUT/sweep.json; a trace that
+// cannot be read exits 1.
 //
 //===----------------------------------------------------------------------===//
+#include "export/ExportCommand.h"
 #include "report/ReportCommand.h"
 #include "sweep/SweepCommand.h"
 #include "trace/TraceCommand.h"
@@ -50,15 +54,17 @@ int main(int argc, char **argv) {
   CLI::App *sweepCmd = addSweepCommand(app, args);
   ReportArgs reportArgs;
   CLI::App *reportCmd = addReportCommand(app, reportArgs);
+  ExportArgs exportArgs;
+  CLI::App *exportCmd = addExportCommand(app, exportArgs);
   TraceArgs traceArgs;
   CLI::App *traceCmd = addTraceCommand(app, traceArgs);
   // Registered for the command list; answered before parsing, since CLI11
   // would read "help sweep" as the sweep subcommand.
-  app.add_subcommand("help",
-                     "help on perfctl, or 'perfctl help sweep|report|trace'");
-  app.footer("\nRun 'perfctl help sweep', 'perfctl help report' or 'perfctl "
-             "help trace' for a command's options; docs/perfctl.md is the "
-             "guide.");
+  app.add_subcommand("help", "help on perfctl, or 'perfctl help "
+                             "sweep|report|export|trace'");
+  app.footer("\nRun 'perfctl help sweep', 'perfctl help report', 'perfctl "
+             "help export' or 'perfctl help trace' for a command's options; "
+             "docs/perfctl.md is the guide.");
   if (argc >= 2 && std::string(argv[1]) == "help") {
     std::string topic = argc >= 3 ? argv[2] : "";
     if (topic.empty())
@@ -67,12 +73,14 @@ int main(int argc, char **argv) {
       fmt::print("{}", sweepCmd->help("perfctl"));
     else if (topic == "report")
       fmt::print("{}", reportCmd->help("perfctl"));
+    else if (topic == "export")
+      fmt::print("{}", exportCmd->help("perfctl"));
     else if (topic == "trace")
       fmt::print("{}{}", traceCmd->help("perfctl"),
                  traceCmd->get_subcommand("recover")->help("perfctl trace"));
     else
       return usageError("help: no command '" + topic +
-                        "' (commands: sweep, report, trace)");
+                        "' (commands: sweep, report, export, trace)");
     return 0;
   }
 
@@ -85,6 +93,7 @@ int main(int argc, char **argv) {
   } catch (const CLI::ParseError &e) {
     std::string command = sweepCmd->parsed()    ? "sweep"
                           : reportCmd->parsed() ? "report"
+                          : exportCmd->parsed() ? "export"
                           : traceCmd->parsed()  ? "trace"
                                                 : "";
     usageError((command.empty() ? "" : command + ": ") + e.what());
@@ -100,6 +109,8 @@ int main(int argc, char **argv) {
     return runSweepCommand(args);
   if (reportCmd->parsed())
     return runReportCommand(reportArgs);
+  if (exportCmd->parsed())
+    return runExportCommand(exportArgs);
   if (traceCmd->parsed())
     return runTraceCommand(traceArgs);
   fmt::print(stderr, "{}", app.help());

@@ -2,7 +2,13 @@
 // malformed or truncated trace is an error, never a crash or an exception
 // out of the reader; in a trace it accepts every name an event carries is
 // one the model holds, and no operation ends before it starts (the reader
-// counts those as negative durations instead).
+// counts those as negative durations instead). Every accepted trace also
+// goes through perfctl export: its call tree's self times add up to its
+// total, and each format is written without a crash.
+#include "export/CallTree.h"
+#include "export/Callgrind.h"
+#include "export/FlameGraph.h"
+#include "export/FoldedStacks.h"
 #include "trace/TraceReader.h"
 
 #include <cstdint>
@@ -44,5 +50,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
           "a GPU record names no known string");
   for (const ApiCall &c : model->apiCalls)
     check(known(c.name), "an API call names no known string");
+  CallTree tree = buildCallTree(*model);
+  TimeNs self = 0;
+  for (const CallPath &p : tree.paths)
+    self += p.self;
+  check(self == tree.selfTotal, "the call tree's self times do not add up");
+  check(tree.calls == model->cpuOps.size(), "the call tree lost calls");
+  (void)foldedStacks(*model, tree);
+  (void)callgrindProfile(*model, tree, "fuzz");
+  (void)flameGraphSvg(*model, tree, "fuzz");
   return 0;
 }

@@ -63,6 +63,9 @@ for var in list(os.environ):
 config.available_features.add("llvm-" + config.llvm_version)
 if config.perfcc_sanitize:
     config.available_features.add("sanitized")
+# perfctl export's callgrind files are read back by valgrind's reader.
+if shutil.which("callgrind_annotate"):
+    config.available_features.add("callgrind_annotate")
 # The trace-viewer check (scripts/check-trace-viewer.sh) needs Chromium and node.
 if os.path.exists("/usr/bin/chromium") and shutil.which("node") and shutil.which("npm"):
     config.available_features.add("chromium")

@@ -74,7 +74,8 @@ SpeedupSettled isSettled(const SpeedupGroup &group, double targetWidth) {
     return s;
   }
   double width = h.ci.hi - h.ci.lo;
-  double allowed = std::max(SpeedupSettledPoints, targetWidth * std::abs(h.value));
+  double allowed =
+      std::max(SpeedupSettledPoints, targetWidth * std::abs(h.value));
   s.settled = width <= allowed;
   s.why = fmt::format("the gain at {}% is {} [{}, {}], {:.1f} points wide "
                       "({} {:.1f})",

@@ -1,9 +1,9 @@
 //===- Report.cpp - a speedup sweep's analysis and report -----------------===//
 #include "speedup/Report.h"
 
+#include "sweep/Progress.h"
 #include "sweep/Report.h"
 #include "sweep/ReportJson.h"
-#include "sweep/Progress.h"
 #include "sweep/Sizing.h"
 
 #include <fmt/format.h>
@@ -98,8 +98,7 @@ std::string renderSpeedupMarkdown(const SweepState &state,
       "window minus the delay inserted into the other threads.\n\n",
       fmt::join(o.command, " "), state.records.size(), state.plan.groups.size(),
       percents, state.plan.repeats,
-      o.adaptive ? fmt::format(" to begin with, then {} round(s)",
-                               state.rounds)
+      o.adaptive ? fmt::format(" to begin with, then {} round(s)", state.rounds)
                  : "",
       std::count_if(state.records.begin(), state.records.end(),
                     [](const RunRecord &r) { return !r.plan.armed(); }),

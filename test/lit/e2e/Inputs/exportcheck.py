@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Checks perfctl export's outputs against the runtime's own summary.
+
+  exportcheck.py folded SUMMARY.json FOLDED
+      each function's self time summed over the folded lines (its frame
+      last) against the summary's exclusive_ns total, and each line's form
+  exportcheck.py callgrind SUMMARY.json ANNOTATE.txt
+      callgrind_annotate's program total and per-function self times (its
+      function list, run with --threshold=100 so that it lists every
+      function) against the summary's exclusive_ns totals
+
+Prints one line per function, "NAME self equal" or the difference, then
+"total equal". Equal means within 2 ns a call: the trace stores each call's
+start and end rounded to the nanosecond, the summary their difference.
+"""
+import json
+import re
+import sys
+
+
+def summary_self(path):
+    with open(path) as f:
+        doc = json.load(f)
+    return {fn["name"]: (fn["exclusive_ns"]["total"], fn["calls"])
+            for fn in doc["functions"] if fn["calls"]}
+
+
+def compare(expected, got, label):
+    ok = True
+    for name in sorted(expected):
+        want, calls = expected[name]
+        have = got.get(name)
+        if have is not None and abs(have - want) <= 2 * calls:
+            print("%s self equal" % name)
+        else:
+            ok = False
+            print("%s self %s, summary %d" % (name, have, want))
+    for name in sorted(set(got) - set(expected)):
+        ok = False
+        print("%s in the %s only" % (name, label))
+    total = sum(want for want, _ in expected.values())
+    calls = sum(c for _, c in expected.values())
+    have = sum(got.values())
+    print("total %s" % ("equal" if abs(have - total) <= 2 * calls else
+                        "%d, summary %d" % (have, total)))
+    return ok
+
+
+def main():
+    what, summary, other = sys.argv[1:4]
+    expected = summary_self(summary)
+    got = {}
+    with open(other) as f:
+        text = f.read()
+    if what == "folded":
+        for line in text.splitlines():
+            m = re.fullmatch(r"([^;]+(?:;[^;]+)+) (\d+)", line)
+            if not m:
+                print("malformed line: %r" % line)
+                return 1
+            frame = m.group(1).split(";")[-1]
+            got[frame] = got.get(frame, 0) + int(m.group(2))
+        return 0 if compare(expected, got, "folded stacks") else 1
+    program = None
+    for line in text.splitlines():
+        if line.startswith("-- Auto-annotated source"):
+            break  # the function list ends here
+        m = re.match(r"\s*([\d,]+) \(\s*[\d.]+%\)\s+(\S.*)$", line)
+        if not m:
+            continue
+        value, where = int(m.group(1).replace(",", "")), m.group(2)
+        if where == "PROGRAM TOTALS":
+            program = value
+        elif ":" in where and program is not None and not where.startswith("*"):
+            got[where.rsplit(":", 1)[1]] = value
+    ok = compare(expected, got, "callgrind profile")
+    total = sum(want for want, _ in expected.values())
+    calls = sum(c for _, c in expected.values())
+    print("program totals %s" % ("equal" if program is not None and
+                                 abs(program - total) <= 2 * calls else
+                                 "%s, summary %d" % (program, total)))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
