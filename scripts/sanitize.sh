@@ -8,6 +8,8 @@
 # processes: threads, fork, signals, the spill, dlopen (test/lit/lit.cfg.py
 # preloads the sanitizer's runtime; about 20 minutes here, which is why CI
 # does not run them).
+# Both presets build the engine too and run its tests (its CPU kernels,
+# worker pool, scheduler and tokenizer) under the sanitizer.
 # --tsan: the same under ThreadSanitizer (the `tsan` preset, build-tsan/;
 # perfcc links TSan's runtime into the programs it builds, since it cannot be
 # preloaded into the shell), its unit tests included (about 10 minutes).
@@ -30,7 +32,7 @@ cd "$folder/test/lit"
 # AddressSanitizer allocator the moment it allocates, and TSan stops it;
 # docs/robustness.md#sanitizers.) Under TSan, also the tests that time a
 # speed bump or a virtual speedup: its slowdown moves them off their marks.
-export LIT_FILTER_OUT="speedscope|viewer-check"
+export LIT_FILTER_OUT="speedscope|viewer-check|in-chromium"
 [ "$preset" = tsan ] && LIT_FILTER_OUT+="|lock-delay|speedup-|delay-work"
 for suite in "${suites[@]}"; do
   python3 /usr/lib/llvm-14/build/utils/lit/lit.py -sv "$suite"
