@@ -28,7 +28,11 @@ __attribute__((noinline)) int depth(int n) {
     leaf(5000);
     return 0;
   }
-  return depth(n - 1) + 1;
+  int below = depth(n - 1);
+  // Work after the call: no tail call for the optimizer to turn into a
+  // loop (clang 19 does, at -O1, with `return depth(n - 1) + 1`).
+  sink = sink + unsigned(below);
+  return below + 1;
 }
 
 __attribute__((noinline)) void worker(const char *name, bool left) {
