@@ -98,20 +98,4 @@ CallTree buildCallTree(const TraceModel &model) {
   return tree;
 }
 
-std::vector<std::string> framesOf(const TraceModel &model, const CallTree &tree,
-                                  std::int32_t path) {
-  std::vector<std::string> frames;
-  for (std::int32_t p = path; p >= 0; p = tree.paths[std::size_t(p)].parent) {
-    const CallPath &here = tree.paths[std::size_t(p)];
-    if (here.parent >= 0) {
-      frames.emplace_back(model.name(here.function));
-      continue;
-    }
-    auto root = std::find(tree.roots.begin(), tree.roots.end(), p);
-    frames.push_back(tree.rootLabels[std::size_t(root - tree.roots.begin())]);
-  }
-  std::reverse(frames.begin(), frames.end());
-  return frames;
-}
-
 } // namespace perfcc::perfctl

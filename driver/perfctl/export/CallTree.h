@@ -72,11 +72,6 @@ struct CallTree {
 /// readTraceFile returns it).
 CallTree buildCallTree(const TraceModel &model);
 
-/// The frames of \p path from its thread's root label to itself, outermost
-/// first.
-std::vector<std::string> framesOf(const TraceModel &model, const CallTree &tree,
-                                  std::int32_t path);
-
 } // namespace perfcc::perfctl
 
 #endif // PERFCC_DRIVER_PERFCTL_EXPORT_CALLTREE_H

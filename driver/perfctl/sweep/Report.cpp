@@ -207,8 +207,7 @@ std::string renderSweepJson(const SweepState &state,
       {"machine", machineJson(state)},
       {"warnings", state.warnings}};
   doc["settings"]["delays_chosen"] = o.autoDelays ? "auto" : "given";
-  doc["settings"]["repeats_mode"] =
-      o.adaptive ? "adaptive" : "fixed";
+  doc["settings"]["repeats_mode"] = o.adaptive ? "adaptive" : "fixed";
   doc["settings"]["budget_s"] = o.budgetS;
   doc["settings"]["ci_width"] = o.targetWidth;
   doc["settings"]["pin"] =

@@ -1,7 +1,6 @@
 //===- Rounds.cpp - a sweep's runs: pilot, first repeats, rounds ----------===//
 #include "sweep/Rounds.h"
 
-#include "speedup/Analysis.h"
 #include "sweep/GroupRanking.h"
 #include "sweep/Progress.h"
 #include "sweep/Report.h"
@@ -132,6 +131,11 @@ void recordSpeedupSizing(SweepState &state,
   }
 }
 
+/// "--budget 30m": three times the budget that ran out, in whole minutes.
+std::string moreBudget(const SweepOptions &o) {
+  return fmt::format("--budget {}m", int(std::ceil(o.budgetS * 3 / 60)));
+}
+
 /// Mean seconds of the runs of group \p g (-1: the unarmed control).
 double meanRunSeconds(const SweepState &state, int g) {
   double sum = 0;
@@ -163,9 +167,8 @@ void adviseUnsettled(const SweepState &state, SweepAnalysis &analysis) {
       continue;
     if (state.stop == stopReasonName(StopReason::Budget))
       g.verdict += fmt::format("; the {} budget ran out before it settled: "
-                               "give it more (--budget {}m)",
-                               formatSeconds(o.budgetS),
-                               int(std::ceil(o.budgetS * 3 / 60)));
+                               "give it more ({})",
+                               formatSeconds(o.budgetS), moreBudget(o));
     else if (state.stop == stopReasonName(StopReason::Fixed))
       g.verdict += "; more runs would tell: leave out --repeats (adaptive "
                    "repeats), or add --budget 10m";
@@ -175,6 +178,21 @@ void adviseUnsettled(const SweepState &state, SweepAnalysis &analysis) {
                                "or --delays with larger ones)",
                                MaxRepeats);
   }
+  analysis.answer = answerOf(analysis.groups, analysis.ranking);
+}
+
+void adviseUnsettled(const SweepState &state, SpeedupAnalysis &analysis) {
+  const SweepOptions &o = state.options;
+  if (!o.adaptive)
+    return;
+  for (std::size_t g = 0; g < analysis.groups.size(); ++g)
+    if (!state.sizing[g].settled)
+      analysis.groups[g].verdict +=
+          fmt::format(" (unsettled: {}{})", state.sizing[g].status,
+                      state.stop == stopReasonName(StopReason::Budget)
+                          ? fmt::format("; the {} budget ran out: {}",
+                                        formatSeconds(o.budgetS), moreBudget(o))
+                          : "");
   analysis.answer = answerOf(analysis.groups, analysis.ranking);
 }
 

@@ -12,6 +12,7 @@
 #ifndef PERFCC_DRIVER_PERFCTL_SWEEP_ROUNDS_H
 #define PERFCC_DRIVER_PERFCTL_SWEEP_ROUNDS_H
 
+#include "speedup/Analysis.h"
 #include "sweep/Analysis.h"
 #include "sweep/Runner.h"
 
@@ -33,6 +34,9 @@ void recordSizing(SweepState &state, const SweepAnalysis &analysis);
 /// An inconclusive verdict says what would settle it, for the reason the
 /// runs ended (the budget, fixed repeats, the maximum); the answer follows.
 void adviseUnsettled(const SweepState &state, SweepAnalysis &analysis);
+/// The same for an adaptive speedup sweep: a gain whose interval was still
+/// wide when the runs stopped says so, and the budget that would narrow it.
+void adviseUnsettled(const SweepState &state, SpeedupAnalysis &analysis);
 
 } // namespace perfcc::perfctl
 

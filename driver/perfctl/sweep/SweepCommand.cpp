@@ -6,7 +6,6 @@
 #include "speedup/Plot.h"
 #include "speedup/Report.h"
 #include "sweep/Analysis.h"
-#include "sweep/GroupRanking.h"
 #include "sweep/Plan.h"
 #include "sweep/Plot.h"
 #include "sweep/Progress.h"
@@ -18,7 +17,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -307,19 +305,7 @@ int reportSpeedups(SweepState &state, const std::vector<std::string> &names,
   const SweepOptions &o = state.options;
   SpeedupAnalysis analysis = analyzeSpeedups(
       names, files, state.plan.speedups, speedupPointsOf(state), o.analysis);
-  // An interval still wide when the runs stopped says what would narrow it.
-  if (o.adaptive) {
-    for (std::size_t g = 0; g < analysis.groups.size(); ++g)
-      if (!state.sizing[g].settled)
-        analysis.groups[g].verdict += fmt::format(
-            " (unsettled: {}{})", state.sizing[g].status,
-            state.stop == "budget"
-                ? fmt::format("; the {} budget ran out: --budget {}m",
-                              formatSeconds(o.budgetS),
-                              int(std::ceil(o.budgetS * 3 / 60)))
-                : "");
-    analysis.answer = answerOf(analysis.groups, analysis.ranking);
-  }
+  adviseUnsettled(state, analysis);
   std::string error, message;
   if (!writeSweepJson(state, nullptr, error, &analysis))
     return fmt::print(stderr, "perfctl: error: {}\n", error), 1;

@@ -224,8 +224,8 @@ TEST_F(Qwen3Tokenizer, EncodesLongRunsWithoutQuadraticBlowUp) {
     return best;
   };
   double small = secondsFor(50000), large = secondsFor(200000);
-  EXPECT_LT(large / small, 8.0) << small << " s for 75 kB, " << large
-                                << " s for 300 kB";
+  EXPECT_LT(large / small, 8.0)
+      << small << " s for 75 kB, " << large << " s for 300 kB";
 }
 
 } // namespace

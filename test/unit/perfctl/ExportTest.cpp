@@ -15,6 +15,7 @@
 #include "export/FoldedStacks.h"
 #include "trace/TraceReader.h"
 
+#include "ParsedTrace.h"
 #include "TraceBuilder.h"
 
 #include <gtest/gtest.h>
@@ -22,16 +23,10 @@
 #include <regex>
 
 using namespace perfcc::perfctl;
+using perfcc::perfctl::test::parsedTrace;
 using perfcc::perfctl::test::TraceBuilder;
 
 namespace {
-
-TraceModel parse(const std::string &text) {
-  std::string error;
-  std::optional<TraceModel> model = parseTrace(text, error);
-  EXPECT_TRUE(model.has_value()) << error;
-  return model ? std::move(*model) : TraceModel{};
-}
 
 TraceBuilder knownTree() {
   TraceBuilder b;
@@ -60,7 +55,7 @@ std::size_t count(const std::string &text, const std::string &what) {
 } // namespace
 
 TEST(CallTree, MergesCallsByPathWithSelfTimeAndEdges) {
-  TraceModel model = parse(knownTree().text());
+  TraceModel model = parsedTrace(knownTree().text());
   CallTree tree = buildCallTree(model);
   EXPECT_EQ(tree.calls, 8u);
   EXPECT_EQ(tree.selfTotal, 1070);
@@ -85,16 +80,17 @@ TEST(CallTree, MergesCallsByPathWithSelfTimeAndEdges) {
 }
 
 TEST(CallTree, TheSameInAnyEventOrder) {
-  std::string first = foldedStacks(parse(knownTree().text()),
-                                   buildCallTree(parse(knownTree().text())));
+  std::string first =
+      foldedStacks(parsedTrace(knownTree().text()),
+                   buildCallTree(parsedTrace(knownTree().text())));
   for (unsigned seed = 1; seed <= 5; ++seed) {
-    TraceModel model = parse(knownTree().shuffled(seed));
+    TraceModel model = parsedTrace(knownTree().shuffled(seed));
     EXPECT_EQ(foldedStacks(model, buildCallTree(model)), first) << seed;
   }
 }
 
 TEST(FoldedStacks, OneLinePerPathWithSelfTime) {
-  TraceModel model = parse(knownTree().text());
+  TraceModel model = parsedTrace(knownTree().text());
   EXPECT_EQ(foldedStacks(model, buildCallTree(model)),
             "w x (tid 7);a<b> 20\n"
             "w x (tid 7);inner 50\n"
@@ -106,7 +102,7 @@ TEST(FoldedStacks, OneLinePerPathWithSelfTime) {
 }
 
 TEST(Callgrind, TheFileCallgrindWouldWrite) {
-  TraceModel model = parse(knownTree().text());
+  TraceModel model = parsedTrace(knownTree().text());
   EXPECT_EQ(callgrindProfile(model, buildCallTree(model), "test"),
             "# callgrind format\n"
             "version: 1\n"
@@ -145,7 +141,7 @@ TEST(Callgrind, TheFileCallgrindWouldWrite) {
 }
 
 TEST(FlameGraph, AFramePerPathAsWideAsItsTotal) {
-  TraceModel model = parse(knownTree().text());
+  TraceModel model = parsedTrace(knownTree().text());
   std::string svg = flameGraphSvg(model, buildCallTree(model), "app & co");
   // all, two threads, seven paths.
   EXPECT_EQ(count(svg, "<g class=\"f\""), 10u);
@@ -172,7 +168,7 @@ TEST(FlameGraph, AFramePerPathAsWideAsItsTotal) {
 TEST(FlameGraph, FramesTooNarrowToSeeAreLeftOutAndCounted) {
   TraceBuilder b;
   b.cpuOp("long", 1, 0, 10000000).cpuOp("blink", 1, 5, 6);
-  TraceModel model = parse(b.text());
+  TraceModel model = parsedTrace(b.text());
   std::string svg = flameGraphSvg(model, buildCallTree(model), "t");
   EXPECT_EQ(svg.find("data-n=\"blink\""), std::string::npos);
   EXPECT_NE(svg.find("1 frames under 0.1 px left out"), std::string::npos);
@@ -184,7 +180,7 @@ TEST(CallTree, ThreadsOfSeveralProcessesAreNamedByPid) {
   b.events.back()[perfcc::schema::trace::Pid] = 11;
   b.cpuOp("f", 1, 0, 10);
   b.events.back()[perfcc::schema::trace::Pid] = 22;
-  TraceModel model = parse(b.text());
+  TraceModel model = parsedTrace(b.text());
   CallTree tree = buildCallTree(model);
   ASSERT_EQ(tree.rootLabels.size(), 2u);
   EXPECT_EQ(tree.rootLabels[0], "thread (pid 11 tid 1)");

@@ -19,24 +19,19 @@
 #include "report/Units.h"
 #include "trace/TraceReader.h"
 
+#include "ParsedTrace.h"
 #include "TraceBuilder.h"
 
 #include <gtest/gtest.h>
 
 using namespace perfcc::perfctl;
 using nlohmann::json;
+using perfcc::perfctl::test::parsedTrace;
 using perfcc::perfctl::test::TraceBuilder;
 namespace k = perfcc::schema::trace;
 namespace rk = perfcc::perfctl::reportkey;
 
 namespace {
-
-TraceModel parse(const std::string &text) {
-  std::string error;
-  std::optional<TraceModel> model = parseTrace(text, error);
-  EXPECT_TRUE(model.has_value()) << error;
-  return model ? std::move(*model) : TraceModel{};
-}
 
 TraceReport analyze(const TraceModel &model, TimeNs shortGap = 30) {
   ReportOptions options;
@@ -98,7 +93,7 @@ TraceBuilder stallingHost(std::int64_t tid = 1) {
 } // namespace
 
 TEST(ReportAnalysisTest, StreamGapsAreHostWaitShortOrOther) {
-  TraceModel m = parse(streamWithKnownGaps().text());
+  TraceModel m = parsedTrace(streamWithKnownGaps().text());
   TraceReport r = analyze(m);
   ASSERT_EQ(r.devices.size(), 1u);
   ASSERT_EQ(r.devices[0].usage.streams.size(), 1u);
@@ -145,7 +140,7 @@ TEST(ReportAnalysisTest, TheDeviceIsIdleOnlyWhereEveryStreamIs) {
       .kernel("s2a", 2, 50, 250, -1)
       .api("cudaLaunchKernel", 5, 350, 360, 1)
       .kernel("s2b", 2, 400, 450, 1);
-  TraceModel m = parse(b.text());
+  TraceModel m = parsedTrace(b.text());
   TraceReport r = analyze(m);
   ASSERT_EQ(r.devices.size(), 1u);
   const DeviceUsage &u = r.devices[0].usage;
@@ -174,7 +169,7 @@ TEST(ReportAnalysisTest, BusyTimeByKindIsAPartition) {
   b.kernel("k", 1, 0, 100, -1)
       .gpu(k::CategoryMemcpy, "copy", 0, 2, 50, 150, -1)
       .gpu(k::CategoryMemset, "set", 0, 3, 140, 160, -1);
-  TraceReport r = analyze(parse(b.text()));
+  TraceReport r = analyze(parsedTrace(b.text()));
   const DeviceUsage &u = r.devices[0].usage;
   EXPECT_EQ(u.busy, 160);
   EXPECT_EQ(u.byKind.compute, 100); // every instant a kernel runs
@@ -184,7 +179,7 @@ TEST(ReportAnalysisTest, BusyTimeByKindIsAPartition) {
 }
 
 TEST(ReportAnalysisTest, AStallIsChargedExactlyTheIdleItCaused) {
-  TraceModel m = parse(stallingHost().text());
+  TraceModel m = parsedTrace(stallingHost().text());
   TraceReport r = analyze(m);
   ASSERT_EQ(r.devices.size(), 1u);
   const DeviceUsage &u = r.devices[0].usage;
@@ -229,7 +224,7 @@ TEST(ReportAnalysisTest, AStallOnAnotherThreadIsChargedToIt) {
   // thread 1 busy all along in a function that launches nothing.
   TraceBuilder b = stallingHost(2);
   b.cpuOp("bystander", 1, 0, 10000);
-  TraceModel m = parse(b.text());
+  TraceModel m = parsedTrace(b.text());
   TraceReport r = analyze(m);
   const DeviceIdleAttribution &a = r.devices[0].idle;
   EXPECT_EQ(charge(m, a, "stall")->self, 3000);
@@ -244,7 +239,7 @@ TEST(ReportAnalysisTest, AGraphLaunchFansOutToThreeKernels) {
       .kernel("node_a", 3, 200, 300, 7, graph)
       .kernel("node_b", 3, 300, 400, 7, graph)
       .kernel("node_c", 3, 400, 500, 7, graph);
-  TraceModel m = parse(b.text());
+  TraceModel m = parsedTrace(b.text());
   TraceReport r = analyze(m);
   ASSERT_EQ(r.kernels.byLauncher.size(), 1u);
   EXPECT_EQ(m.name(r.kernels.byLauncher[0].name), "replay");
@@ -284,7 +279,7 @@ TEST(ReportAnalysisTest, UnmatchedLaunchesAndRecordsAreCounted) {
       .cpuOp("replay", 1, 5000, 5100)
       .api("cudaGraphLaunch", 1, 5010, 5020, 12)
       .kernel("node", 7, 5050, 5060, 12, {{k::ArgCapturedBy, "capture"}});
-  TraceModel m = parse(b.text());
+  TraceModel m = parsedTrace(b.text());
   TraceReport r = analyze(m);
   EXPECT_EQ(r.quality.recordsWithoutLaunch, 1u);
   EXPECT_EQ(r.quality.launchesWithoutRecords, 1u);
@@ -308,7 +303,7 @@ TEST(ReportAnalysisTest, OfRecordsStartingTogetherTheEarliestLaunchEndsTheGap) {
       .kernel("late", 1, 200, 300, 1)
       .api("cudaLaunchKernel", 2, 120, 130, 2)
       .kernel("early", 2, 200, 300, 2);
-  TraceReport r = analyze(parse(b.text()));
+  TraceReport r = analyze(parsedTrace(b.text()));
   const DeviceIdleAttribution &a = r.devices[0].idle;
   EXPECT_EQ(a.hostWait, 20); // 100..120, until the earlier launch
   EXPECT_EQ(a.launchLatency, 80);
@@ -328,7 +323,7 @@ TEST(ReportAnalysisTest, ExclusiveTimeFollowsTheNesting) {
       .cpuOp("a", 2, 0, 40)
       .delay(1, 20, 25, "c") // a speed bump: not a call
       .threadName(TraceBuilder::HostPid, 2, "worker");
-  TraceModel m = parse(b.text());
+  TraceModel m = parsedTrace(b.text());
   TraceReport r = analyze(m);
   const HotFunctions &hot = r.hot;
   EXPECT_EQ(hot.calls, 10u);
@@ -374,7 +369,7 @@ TEST(ReportAnalysisTest, ChargesAreExactIntersections) {
       .cpuOp("r", 1, 200, 300)
       .cpuOp("r", 1, 210, 290)
       .cpuOp("s", 1, 450, 500);
-  TraceModel m = parse(b.text());
+  TraceModel m = parsedTrace(b.text());
   HostTimelines timelines(m);
   const ThreadTimeline *t = timelines.find(ThreadRef{TraceBuilder::HostPid, 1});
   ASSERT_NE(t, nullptr);
@@ -433,7 +428,7 @@ TEST(ReportAnalysisTest, TheReportDoesNotDependOnEventOrder) {
       .kernel("g2", 12, 9000, 9100, 70)
       .kernel("g3", 11, 9100, 9200, 70);
   ReportOptions options;
-  TraceModel reference = parse(b.text());
+  TraceModel reference = parsedTrace(b.text());
   std::string expected =
       reportJson(reference, analyzeTrace(reference, options), options, "t")
           .dump();
@@ -441,7 +436,7 @@ TEST(ReportAnalysisTest, TheReportDoesNotDependOnEventOrder) {
       renderReportDocument(reference, analyzeTrace(reference, options), options,
                            "t", ReportStyle::Text);
   for (unsigned seed = 1; seed <= 20; ++seed) {
-    TraceModel m = parse(b.shuffled(seed));
+    TraceModel m = parsedTrace(b.shuffled(seed));
     TraceReport r = analyzeTrace(m, options);
     EXPECT_EQ(reportJson(m, r, options, "t").dump(), expected)
         << "seed " << seed;
@@ -454,7 +449,7 @@ TEST(ReportAnalysisTest, TheReportDoesNotDependOnEventOrder) {
 TEST(ReportAnalysisTest, ACpuOnlyTraceSaysThereWasNoGpuActivity) {
   TraceBuilder b;
   b.cpuOp("main", 1, 0, 1000).cpuOp("work", 1, 100, 900);
-  TraceModel m = parse(b.text());
+  TraceModel m = parsedTrace(b.text());
   ReportOptions options;
   TraceReport r = analyzeTrace(m, options);
   EXPECT_TRUE(r.devices.empty());
@@ -487,7 +482,7 @@ TEST(ReportAnalysisTest, TopBoundsEveryRankedList) {
   TraceBuilder b;
   for (int i = 0; i < 5; ++i)
     b.cpuOp("f" + std::to_string(i), 1, i * 100, i * 100 + 10 + i);
-  TraceModel m = parse(b.text());
+  TraceModel m = parsedTrace(b.text());
   ReportOptions options;
   options.top = 2;
   json j =

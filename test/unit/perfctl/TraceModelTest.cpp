@@ -10,6 +10,7 @@
 #include "trace/TraceModel.h"
 #include "trace/TraceReader.h"
 
+#include "ParsedTrace.h"
 #include "TraceBuilder.h"
 
 #include <fmt/format.h>
@@ -21,17 +22,11 @@
 
 using namespace perfcc::perfctl;
 using nlohmann::json;
+using perfcc::perfctl::test::parsedTrace;
 using perfcc::perfctl::test::TraceBuilder;
 namespace k = perfcc::schema::trace;
 
 namespace {
-
-TraceModel parseOk(const std::string &text) {
-  std::string error;
-  std::optional<TraceModel> model = parseTrace(text, error);
-  EXPECT_TRUE(model.has_value()) << error;
-  return model ? std::move(*model) : TraceModel{};
-}
 
 std::string parseError(const std::string &text) {
   std::string error;
@@ -101,7 +96,7 @@ TEST(TraceModelTest, TimestampsPastADoublesPrecisionStayExact) {
                   R"("{}":9007199254740.993,"{}":0.001}}]}})",
                   k::Events, k::Phase, k::PhaseComplete, k::Category,
                   k::CategoryCpuOp, k::Name, k::Pid, k::Tid, k::Ts, k::Dur);
-  TraceModel m = parseOk(text);
+  TraceModel m = parsedTrace(text);
   ASSERT_EQ(m.cpuOps.size(), 1u);
   EXPECT_EQ(m.cpuOps[0].start, 9007199254740993);
   EXPECT_EQ(m.cpuOps[0].end, 9007199254740994);
@@ -138,7 +133,7 @@ TEST(TraceModelTest, ReadsEveryKindOfEvent) {
                             {k::MetaGpuDroppedRecords, 2},
                             {k::MetaGpuUnmatchedLaunches, 1}};
   b.metadata[k::MetaDroppedSpans] = 3;
-  TraceModel m = parseOk(b.text());
+  TraceModel m = parsedTrace(b.text());
 
   ASSERT_EQ(m.cpuOps.size(), 1u);
   EXPECT_EQ(m.name(m.cpuOps[0].name), "ns::outer");
@@ -206,7 +201,7 @@ TEST(TraceModelTest, GpuRecordsAreWhereTheirArgumentsSay) {
   TraceBuilder b;
   b.gpu(k::CategoryKernel, "k", 1, 7, 100, 200, 5, json::object(),
         /*row=*/1000007);
-  TraceModel m = parseOk(b.text());
+  TraceModel m = parsedTrace(b.text());
   ASSERT_EQ(m.gpuRecords.size(), 1u);
   EXPECT_EQ(m.gpuRecords[0].device, 1);
   EXPECT_EQ(m.gpuRecords[0].stream, 7);
@@ -235,7 +230,7 @@ TEST(TraceModelTest, SkipsAndCountsWhatItCannotUse) {
          {k::Ts, 1.0},
          {k::Dur, 1.0}});
   b.raw(json(42));
-  TraceModel m = parseOk(b.text());
+  TraceModel m = parsedTrace(b.text());
   EXPECT_EQ(m.cpuOps.size(), 2u);     // ok, and the negative one
   EXPECT_EQ(m.gpuRecords.size(), 1u); // the one with its device
   EXPECT_EQ(m.issues.malformedEvents, 3u);
@@ -280,7 +275,7 @@ TEST(TraceModelTest, MalformedAndNonTraceFilesAreErrors) {
   EXPECT_NE(parseError(R"({"metadata":{}})").find("no \"traceEvents\""),
             std::string::npos);
   // The bare array form is a trace.
-  TraceModel m = parseOk(fmt::format(
+  TraceModel m = parsedTrace(fmt::format(
       R"([{{"{}":"{}","{}":"{}","{}":"f","{}":1,"{}":2,"{}":1.5,"{}":2}}])",
       k::Phase, k::PhaseComplete, k::Category, k::CategoryCpuOp, k::Name,
       k::Pid, k::Tid, k::Ts, k::Dur));
@@ -331,13 +326,13 @@ TEST(TraceModelTest, TheModelDoesNotDependOnEventOrder) {
       .counter("items", 1, 950, 2)
       .flow(true, 1, TraceBuilder::HostPid, 1, 100)
       .flow(false, 1, TraceBuilder::GpuPid, 7, 200);
-  std::string reference = describe(parseOk(b.text()));
+  std::string reference = describe(parsedTrace(b.text()));
   for (unsigned seed = 1; seed <= 20; ++seed) {
-    TraceModel shuffled = parseOk(b.shuffled(seed));
+    TraceModel shuffled = parsedTrace(b.shuffled(seed));
     EXPECT_EQ(describe(shuffled), reference) << "seed " << seed;
   }
   // Canonical: names sorted, so ids order as names do.
-  TraceModel m = parseOk(b.shuffled(7));
+  TraceModel m = parsedTrace(b.shuffled(7));
   for (NameId i = 1; i < m.nameCount(); ++i)
     EXPECT_LT(m.name(i - 1), m.name(i));
 }
