@@ -9,6 +9,8 @@ PERFRT_NOINSTR_BEGIN
 #include "perfrt_trace_writer.h"
 
 #include <atomic>
+#include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <immintrin.h>
 #include <pthread.h>
@@ -24,7 +26,8 @@ pthread_cond_t poolCond = PTHREAD_COND_INITIALIZER;
 SpanChunk *freeList = nullptr;
 SpanChunk *queueHead = nullptr, *queueTail = nullptr;
 size_t allocatedBytes = 0, capBytes = 0;
-size_t queuedBytes = 0; // chunks waiting for the writer
+size_t compactBytes = 0; // compact copies not yet written (spansPublish)
+size_t queuedBytes = 0;  // chunks waiting for the writer
 bool writerRunning = false, writerStop = false;
 bool writerWaiting = false; // in its timed wait, with nothing queued
 // Set while the writer formats a chunk outside the lock; a signal-time flush
@@ -47,9 +50,21 @@ SpanChunk *popQueue() {
     if (!queueHead)
       queueTail = nullptr;
     c->next = nullptr;
-    queuedBytes -= ChunkBytes;
+    queuedBytes -= c->bytes;
   }
   return c;
+}
+
+/// Gives a written (or abandoned) chunk back: a pool chunk to the free list,
+/// a compact copy to malloc. Called with poolLock held.
+void recycleLocked(SpanChunk *c) {
+  if (c->bytes == ChunkBytes) {
+    c->next = freeList;
+    freeList = c;
+    return;
+  }
+  compactBytes -= c->bytes;
+  std::free(c);
 }
 
 void pushQueue(SpanChunk *c) {
@@ -59,7 +74,7 @@ void pushQueue(SpanChunk *c) {
   else
     queueHead = c;
   queueTail = c;
-  queuedBytes += ChunkBytes;
+  queuedBytes += c->bytes;
   // One futex wake-up per quarter of the buffer at most, never per chunk.
   if (writerWaiting && queuedBytes >= capBytes / 4) {
     writerWaiting = false;
@@ -106,8 +121,7 @@ void *writerMain(void *) {
     traceSpillChunk(c);
     writerBusy.store(false, std::memory_order_release);
     pthread_mutex_lock(&poolLock);
-    c->next = freeList;
-    freeList = c;
+    recycleLocked(c);
   }
   pthread_mutex_unlock(&poolLock);
   return nullptr;
@@ -147,13 +161,14 @@ void spansAppendSlow(ThreadState *t, const SpanRecord &r) {
   SpanChunk *c = freeList;
   if (c) {
     freeList = c->next;
-  } else if (allocatedBytes + ChunkBytes <= capBytes) {
+  } else if (allocatedBytes + compactBytes + ChunkBytes <= capBytes) {
     // Populated now, in one call, rather than by a page fault every few
     // hundred spans.
     void *p = mmap(nullptr, ChunkBytes, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     if (p != MAP_FAILED) {
       c = static_cast<SpanChunk *>(p);
+      c->bytes = ChunkBytes;
       allocatedBytes += ChunkBytes;
     }
   }
@@ -179,7 +194,22 @@ void spansAppendSlow(ThreadState *t, const SpanRecord &r) {
 
 void spansPublish(SpanChunk *c) {
   _mm_sfence(); // the records were written with streaming stores
+  uint32_t n = c->count;
+  size_t compact = ChunkHeader + n * sizeof(SpanRecord);
   pthread_mutex_lock(&poolLock);
+  SpanChunk *copy = nullptr;
+  // Worth a copy when it frees most of the chunk; never past the cap (then
+  // the whole chunk waits for the writer, as a full one does).
+  if (compact <= ChunkBytes / 4 &&
+      allocatedBytes + compactBytes + compact <= capBytes)
+    copy = static_cast<SpanChunk *>(std::malloc(compact));
+  if (copy) {
+    std::memcpy(static_cast<void *>(copy), c, compact);
+    copy->bytes = uint32_t(compact);
+    compactBytes += compact;
+    recycleLocked(c);
+    c = copy;
+  }
   pushQueue(c);
   startWriterLocked();
   pthread_mutex_unlock(&poolLock);
@@ -233,10 +263,8 @@ void spansAfterFork() {
   pthread_cond_init(&poolCond, nullptr);
   // Queued chunks hold the parent's spans: recycle them unwritten.
   SpanChunk *c;
-  while ((c = popQueue())) {
-    c->next = freeList;
-    freeList = c;
-  }
+  while ((c = popQueue()))
+    recycleLocked(c);
   writerRunning = false;
   writerStop = false;
   writerWaiting = false;

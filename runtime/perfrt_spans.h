@@ -30,7 +30,7 @@ struct SpanRecord {
 };
 
 constexpr size_t ChunkBytes = 256 * 1024;
-constexpr size_t ChunkHeader = 24;
+constexpr size_t ChunkHeader = 32;
 constexpr size_t ChunkRecords = (ChunkBytes - ChunkHeader) / sizeof(SpanRecord);
 
 struct SpanChunk {
@@ -38,9 +38,15 @@ struct SpanChunk {
   ThreadState *owner; // the writer charges the spans to its aggregates
   uint32_t tid;
   uint32_t count;
+  /// Its allocation: ChunkBytes for a pool chunk; less for the compact copy
+  /// an exiting thread hands over (spansPublish), which holds only `count`
+  /// records and is freed, not pooled, once written.
+  uint32_t bytes;
+  uint32_t unused;
   SpanRecord records[ChunkRecords];
 };
 static_assert(sizeof(SpanChunk) <= ChunkBytes, "chunk fits its allocation");
+static_assert(offsetof(SpanChunk, records) == ChunkHeader, "header size");
 
 /// Sets the memory cap. Called once at start-up.
 void spansInit(size_t capBytes);
@@ -54,7 +60,11 @@ void spansAppendSlow(ThreadState *t, const SpanRecord &r);
 
 constexpr uint32_t DropBatch = 1024;
 
-/// Hands a chunk to the writer (thread exit, final flush).
+/// Hands an exiting thread's last chunk to the writer. A mostly empty one
+/// goes as a compact copy and the chunk back to the pool: a program whose
+/// threads each make a few calls would otherwise hold a whole chunk per
+/// thread until the writer runs, and at 256 KiB a thread, a few hundred
+/// threads ending while the writer waits for a CPU fill PERFCC_BUFFER_MB.
 void spansPublish(SpanChunk *c);
 
 /// Stops the writer thread (joined unless \p inSignal). False when, in a
