@@ -13,6 +13,9 @@ packages=(
   gnuplot-nox                             # perfctl sweep's plot.svg
   chromium                                # loading traces in speedscope, flame graphs
   valgrind                                # callgrind_annotate reads perfctl export's callgrind files
+  libprotobuf-dev protobuf-compiler       # perfctl export's pprof profiles (protobuf)
+  golang-github-google-pprof-dev          # pprof's profile.proto, the schema they are written in
+  golang-go                               # go tool pprof reads them back in the tests
   libopenblas-dev libxxhash-dev libutf8proc-dev  # the engine: GEMM, prefix hashes, NFC
 )
 # Tools that may come from outside Debian's packages (a NodeSource or nvm

@@ -4,12 +4,18 @@
 // one the model holds, and no operation ends before it starts (the reader
 // counts those as negative durations instead). Every accepted trace also
 // goes through perfctl export: its call tree's self times add up to its
-// total, and each format is written without a crash.
+// total, each format is written without a crash, and the pprof profile
+// reads back with a sample per call path.
 #include "export/CallTree.h"
 #include "export/Callgrind.h"
 #include "export/FlameGraph.h"
 #include "export/FoldedStacks.h"
+#include "export/Pprof.h"
+#include "profile.pb.h"
 #include "trace/TraceReader.h"
+
+#include <google/protobuf/io/gzip_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -59,5 +65,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   (void)foldedStacks(*model, tree);
   (void)callgrindProfile(*model, tree, "fuzz");
   (void)flameGraphSvg(*model, tree, "fuzz");
+  std::string pprof = pprofProfile(*model, tree, "fuzz");
+  google::protobuf::io::ArrayInputStream raw(pprof.data(), int(pprof.size()));
+  google::protobuf::io::GzipInputStream gzip(&raw);
+  perftools::profiles::Profile profile;
+  check(profile.ParseFromZeroCopyStream(&gzip),
+        "the pprof profile is unreadable");
+  check(std::size_t(profile.sample_size()) ==
+            tree.paths.size() - tree.roots.size(),
+        "the pprof profile has not one sample per call path");
   return 0;
 }

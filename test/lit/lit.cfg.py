@@ -9,6 +9,7 @@
 #   %srcroot %objroot   the source and build folders
 import os
 import shutil
+import subprocess
 import lit.formats
 
 config.name = "perfcc-" + config.perfcc_suite
@@ -66,6 +67,14 @@ if config.perfcc_sanitize:
 # perfctl export's callgrind files are read back by valgrind's reader.
 if shutil.which("callgrind_annotate"):
     config.available_features.add("callgrind_annotate")
+# perfctl export's pprof profiles are read back by Go's pprof (`go tool
+# pprof`), the binary in the Go toolchain's tool folder.
+if shutil.which("go"):
+    tools = subprocess.run(["go", "env", "GOTOOLDIR"], stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, text=True).stdout.strip()
+    if tools and os.access(os.path.join(tools, "pprof"), os.X_OK):
+        config.available_features.add("pprof")
+        config.substitutions.append(("%pprof", os.path.join(tools, "pprof")))
 # The trace-viewer check (scripts/check-trace-viewer.sh) needs Chromium and node.
 if os.path.exists("/usr/bin/chromium") and shutil.which("node") and shutil.which("npm"):
     config.available_features.add("chromium")

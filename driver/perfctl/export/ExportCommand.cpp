@@ -5,6 +5,7 @@
 #include "export/Callgrind.h"
 #include "export/FlameGraph.h"
 #include "export/FoldedStacks.h"
+#include "export/Pprof.h"
 #include "trace/TraceReader.h"
 
 #include <fmt/format.h>
@@ -14,6 +15,7 @@
 #include <cstring>
 #include <exception>
 #include <new>
+#include <unistd.h>
 
 namespace perfcc::perfctl {
 
@@ -47,6 +49,12 @@ int writeOut(const std::string &path, const std::string &text) {
 }
 
 int exportTrace(const ExportArgs &args) {
+  // Binary on a terminal is noise, and can upset it: ask for a file.
+  if (args.format == "pprof" && args.out.empty() && isatty(STDOUT_FILENO)) {
+    fmt::print(stderr, "perfctl: export: --format pprof writes a binary "
+                       "profile: give -o FILE or redirect stdout\n");
+    return 2;
+  }
   std::string error;
   std::optional<TraceModel> model = readTraceFile(args.trace, error);
   if (!model)
@@ -66,9 +74,12 @@ int exportTrace(const ExportArgs &args) {
                       model->metadata.pid ? fmt::format("{} (pid {})", program,
                                                         *model->metadata.pid)
                                           : program);
-  else
+  else if (args.format == "callgrind")
     text = callgrindProfile(*model, tree,
                             "perfctl " PERFCC_VERSION_STRING " (perfcc trace)");
+  else
+    text = pprofProfile(*model, tree,
+                        "perfctl " PERFCC_VERSION_STRING " from " + args.trace);
   if (tree.improperlyNested)
     fmt::print(stderr,
                "perfctl: export: warning: {}: {} calls did not nest in their "
@@ -93,16 +104,18 @@ CLI::App *addExportCommand(CLI::App &app, ExportArgs &args) {
   CLI::App *cmd = app.add_subcommand(
       "export", "write a perfcc trace's calls for other tools: folded stacks "
                 "(flame-graph tools), an interactive SVG flame graph, a "
-                "callgrind profile (KCachegrind, callgrind_annotate)");
+                "callgrind profile (KCachegrind, callgrind_annotate), a pprof "
+                "profile (go tool pprof)");
   cmd->add_option("trace", args.trace, "the trace (<program>.<pid>.trace.json)")
       ->required()
       ->type_name("TRACE");
   cmd->add_option("--format", args.format,
                   "folded: 'frame;frame value' lines (self time, ns); "
                   "flamegraph: an SVG a browser opens; callgrind: "
-                  "callgrind.out for KCachegrind")
+                  "callgrind.out for KCachegrind; pprof: profile.proto, "
+                  "gzipped, for go tool pprof")
       ->required()
-      ->check(CLI::IsMember({"folded", "flamegraph", "callgrind"}))
+      ->check(CLI::IsMember({"folded", "flamegraph", "callgrind", "pprof"}))
       ->type_name("FORMAT");
   cmd->add_option("-o,--out", args.out, "write here instead of to stdout")
       ->type_name("FILE");
@@ -110,7 +123,9 @@ CLI::App *addExportCommand(CLI::App &app, ExportArgs &args) {
       "\nExample:\n  perfctl export --format flamegraph -o app.svg "
       "perfcc-out/app.1234.trace.json\n  perfctl export --format callgrind -o "
       "callgrind.out.1234 app.1234.trace.json && kcachegrind "
-      "callgrind.out.1234\n\nSee docs/perfctl.md.");
+      "callgrind.out.1234\n  perfctl export --format pprof -o app.pb.gz "
+      "app.1234.trace.json && go tool pprof -top app.pb.gz\n\nSee "
+      "docs/perfctl.md.");
   return cmd;
 }
 

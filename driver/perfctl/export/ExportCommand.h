@@ -3,7 +3,8 @@
 // The `export` subcommand: reads one trace written by perfcc (or recovered
 // from a spill by `perfctl trace recover`) and writes it in a format other
 // tools read: folded stacks (flame-graph tools), an interactive SVG flame
-// graph, or a callgrind profile (KCachegrind, callgrind_annotate). A trace
+// graph, a callgrind profile (KCachegrind, callgrind_annotate) or a pprof
+// profile (go tool pprof). A trace
 // that cannot be read, or an output that cannot be written, is one line
 // naming the file and the problem and exit status 1; a bad option is exit
 // status 2.
@@ -21,7 +22,7 @@ namespace perfcc::perfctl {
 /// The export subcommand's raw options.
 struct ExportArgs {
   std::string trace;
-  std::string format; ///< folded, flamegraph, callgrind
+  std::string format; ///< folded, flamegraph, callgrind, pprof
   std::string out;    ///< empty: stdout
 };
 

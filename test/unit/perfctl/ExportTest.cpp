@@ -4,15 +4,16 @@
 // thread's outer() calls inner() twice and rec(), which recurses twice; a
 // second thread, named with a ';', calls inner() and a function whose name
 // needs escaping. The call tree, the folded stacks and the callgrind file
-// are checked whole; the flame graph's frames, widths and escaping; frames
-// too narrow to see are left out and counted; several processes' threads
-// are told apart by pid.
+// are checked whole, the pprof profile decoded field by field; the flame
+// graph's frames, widths and escaping; frames too narrow to see are left out
+// and counted; several processes' threads are told apart by pid.
 //
 //===----------------------------------------------------------------------===//
 #include "export/CallTree.h"
 #include "export/Callgrind.h"
 #include "export/FlameGraph.h"
 #include "export/FoldedStacks.h"
+#include "export/Pprof.h"
 #include "trace/TraceReader.h"
 
 #include "ParsedTrace.h"
@@ -20,6 +21,14 @@
 
 #include <gtest/gtest.h>
 
+#include "profile.pb.h"
+
+#include <google/protobuf/io/gzip_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
+#include <fmt/format.h>
+
+#include <map>
 #include <regex>
 
 using namespace perfcc::perfctl;
@@ -190,4 +199,68 @@ TEST(CallTree, ThreadsOfSeveralProcessesAreNamedByPid) {
 TEST(FoldedStacks, FramesCannotBreakTheFormat) {
   EXPECT_EQ(foldedFrame("a;b\nc\rd"), "a b c d");
   EXPECT_EQ(xmlEscaped("<'&\">\x01"), "&lt;&apos;&amp;&quot;&gt; ");
+}
+
+TEST(Pprof, OneSamplePerPathWithCallsAndSelfTimeLeafFirst) {
+  TraceModel model = parsedTrace(knownTree().text());
+  std::string bytes = pprofProfile(model, buildCallTree(model), "a comment");
+  ASSERT_GE(bytes.size(), 2u);
+  EXPECT_EQ(std::uint8_t(bytes[0]), 0x1f); // gzip, as pprof writes it
+  EXPECT_EQ(std::uint8_t(bytes[1]), 0x8b);
+  google::protobuf::io::ArrayInputStream raw(bytes.data(), int(bytes.size()));
+  google::protobuf::io::GzipInputStream gzip(&raw);
+  perftools::profiles::Profile p;
+  ASSERT_TRUE(p.ParseFromZeroCopyStream(&gzip));
+  auto str = [&p](std::int64_t i) { return p.string_table(int(i)); };
+  ASSERT_GT(p.string_table_size(), 0);
+  EXPECT_EQ(p.string_table(0), ""); // the format requires it
+  ASSERT_EQ(p.sample_type_size(), 2);
+  EXPECT_EQ(str(p.sample_type(0).type()) + "/" + str(p.sample_type(0).unit()),
+            "calls/count");
+  EXPECT_EQ(str(p.sample_type(1).type()) + "/" + str(p.sample_type(1).unit()),
+            "wall/nanoseconds");
+  EXPECT_EQ(str(p.default_sample_type()), "wall");
+  ASSERT_EQ(p.comment_size(), 1);
+  EXPECT_EQ(str(p.comment(0)), "a comment");
+  EXPECT_EQ(p.duration_nanos(), 1000);
+  ASSERT_EQ(p.mapping_size(), 1);
+  EXPECT_EQ(str(p.mapping(0).filename()), "app");
+  EXPECT_TRUE(p.mapping(0).has_functions());
+
+  // Functions and their locations, by id.
+  std::map<std::uint64_t, std::string> names;
+  for (const auto &f : p.function()) {
+    names[f.id()] = str(f.name());
+    EXPECT_EQ(str(f.filename()), "app.cpp");
+    EXPECT_EQ(f.start_line(), 7);
+  }
+  std::map<std::uint64_t, std::string> at;
+  for (const auto &l : p.location()) {
+    ASSERT_EQ(l.line_size(), 1);
+    EXPECT_EQ(l.mapping_id(), 1u);
+    at[l.id()] = names.at(l.line(0).function_id());
+  }
+  EXPECT_EQ(at.size(), 4u);
+
+  // Each sample as "thread|leaf;...;outermost calls self".
+  std::vector<std::string> samples;
+  for (const auto &s : p.sample()) {
+    std::string stack;
+    for (std::uint64_t id : s.location_id())
+      stack += (stack.empty() ? "" : ";") + at.at(id);
+    ASSERT_EQ(s.value_size(), 2);
+    ASSERT_EQ(s.label_size(), 1);
+    EXPECT_EQ(str(s.label(0).key()), "thread");
+    samples.push_back(fmt::format("{}|{} {} {}", str(s.label(0).str()), stack,
+                                  s.value(0), s.value(1)));
+  }
+  EXPECT_EQ(samples, (std::vector<std::string>{
+                         "w;x (tid 7)|a<b> 1 20",
+                         "w;x (tid 7)|inner 1 50",
+                         "main-thread (tid 4242)|outer 1 400",
+                         "main-thread (tid 4242)|inner;outer 2 300",
+                         "main-thread (tid 4242)|rec;outer 1 100",
+                         "main-thread (tid 4242)|rec;rec;outer 1 100",
+                         "main-thread (tid 4242)|rec;rec;rec;outer 1 100",
+                     }));
 }
