@@ -12,19 +12,23 @@
 // perfctl report TRACE reads one trace: the hottest functions, GPU busy and
 // idle time, and GPU idle time charged to the host functions that caused it.
 //
-// perfctl export --format folded|flamegraph|callgrind TRACE writes a trace's
-// calls for flame-graph tools, browsers and KCachegrind.
+// perfctl export --format folded|flamegraph|callgrind|pprof TRACE writes a
+// trace's calls for flame-graph tools, browsers, KCachegrind and pprof.
+//
+// perfctl merge -o OUT TRACE... merges several processes' traces (and their
+// summaries) into one, on their shared clock.
 //
 // perfctl trace recover SPILL turns the spill of a run that died before
 // writing its trace into that trace and its summary.
 //
-// Also: perfctl help [sweep|report|export|trace], perfctl --version. Usage
-// errors exit 2 before anything runs; a sweep that fails exits 1 (130 when
-// interrupted) and keeps what it measured in OUT/sweep.json; a trace that
+// Also: perfctl help [sweep|report|export|merge|trace], perfctl --version.
+// Usage errors exit 2 before anything runs; a sweep that fails exits 1 (130
+// when interrupted) and keeps what it measured in OUT/sweep.json; a trace that
 // cannot be read exits 1.
 //
 //===----------------------------------------------------------------------===//
 #include "export/ExportCommand.h"
+#include "merge/MergeCommand.h"
 #include "report/ReportCommand.h"
 #include "sweep/SweepCommand.h"
 #include "trace/TraceCommand.h"
@@ -56,14 +60,17 @@ int main(int argc, char **argv) {
   CLI::App *reportCmd = addReportCommand(app, reportArgs);
   ExportArgs exportArgs;
   CLI::App *exportCmd = addExportCommand(app, exportArgs);
+  MergeArgs mergeArgs;
+  CLI::App *mergeCmd = addMergeCommand(app, mergeArgs);
   TraceArgs traceArgs;
   CLI::App *traceCmd = addTraceCommand(app, traceArgs);
   // Registered for the command list; answered before parsing, since CLI11
   // would read "help sweep" as the sweep subcommand.
   app.add_subcommand("help", "help on perfctl, or 'perfctl help "
-                             "sweep|report|export|trace'");
+                             "sweep|report|export|merge|trace'");
   app.footer("\nRun 'perfctl help sweep', 'perfctl help report', 'perfctl "
-             "help export' or 'perfctl help trace' for a command's options; "
+             "help export', 'perfctl help merge' or 'perfctl help trace' for a "
+             "command's options; "
              "docs/perfctl.md is the guide.");
   if (argc >= 2 && std::string(argv[1]) == "help") {
     std::string topic = argc >= 3 ? argv[2] : "";
@@ -75,12 +82,14 @@ int main(int argc, char **argv) {
       fmt::print("{}", reportCmd->help("perfctl"));
     else if (topic == "export")
       fmt::print("{}", exportCmd->help("perfctl"));
+    else if (topic == "merge")
+      fmt::print("{}", mergeCmd->help("perfctl"));
     else if (topic == "trace")
       fmt::print("{}{}", traceCmd->help("perfctl"),
                  traceCmd->get_subcommand("recover")->help("perfctl trace"));
     else
       return usageError("help: no command '" + topic +
-                        "' (commands: sweep, report, export, trace)");
+                        "' (commands: sweep, report, export, merge, trace)");
     return 0;
   }
 
@@ -94,6 +103,7 @@ int main(int argc, char **argv) {
     std::string command = sweepCmd->parsed()    ? "sweep"
                           : reportCmd->parsed() ? "report"
                           : exportCmd->parsed() ? "export"
+                          : mergeCmd->parsed()  ? "merge"
                           : traceCmd->parsed()  ? "trace"
                                                 : "";
     usageError((command.empty() ? "" : command + ": ") + e.what());
@@ -111,6 +121,8 @@ int main(int argc, char **argv) {
     return runReportCommand(reportArgs);
   if (exportCmd->parsed())
     return runExportCommand(exportArgs);
+  if (mergeCmd->parsed())
+    return runMergeCommand(mergeArgs);
   if (traceCmd->parsed())
     return runTraceCommand(traceArgs);
   fmt::print(stderr, "{}", app.help());

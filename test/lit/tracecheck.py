@@ -34,7 +34,10 @@ summary  Validates a summary JSON: functions with name, calls, inclusive_ns and
          exclusive_ns each with total/mean/p50/p99/max; per-thread entries
          whose calls add up to the function's; the top-level threads' calls
          adding up to all functions' calls; exclusive <= inclusive; p50 <= p99
-         <= max (see --strict); mean <= max <= total. Prints
+         <= max (see --strict); mean <= max <= total. A merged summary
+         (perfctl merge) also: each function's processes[] adding up to
+         its calls, totals and maximum, and no percentiles where several
+         processes made its calls (a union's cannot be had). Prints
          `function NAME calls=N` sorted by name, then
            dropped spans=.. depth_overflows=.. unmatched_exits=.. abandoned_frames=..
            --threads           also print `thread NAME calls=N` for each thread
@@ -498,10 +501,16 @@ DROP_KEYS = (S.DroppedSpans, S.DroppedDepthOverflows, S.DroppedUnmatchedExits,
 STRICT = False
 
 
-def check_times(where, obj, key):
+def check_times(where, obj, key, percentiles=True):
     t = obj.get(key)
     if not isinstance(t, dict):
         raise Problem("%s has no %s object" % (where, key))
+    if not percentiles:
+        for k in (S.P50, S.P99):
+            if k in t:
+                raise Problem("%s.%s.%s: a union of processes' calls has no "
+                              "percentile" % (where, key, k))
+        t = dict(t, **{S.P50: 0, S.P99: 0})
     for k in TIME_KEYS:
         if not is_int(t.get(k)) or t[k] < 0:
             raise Problem("%s.%s.%s is %r, expected a non-negative integer"
@@ -523,15 +532,35 @@ def check_times(where, obj, key):
     return t
 
 
-def check_stats(where, obj):
+def check_stats(where, obj, percentiles=True):
     if not is_int(obj.get(S.Calls)) or obj[S.Calls] < 0:
         raise Problem("%s has no non-negative integer calls" % where)
-    inc = check_times(where, obj, S.InclusiveNs)
-    exc = check_times(where, obj, S.ExclusiveNs)
+    inc = check_times(where, obj, S.InclusiveNs, percentiles)
+    exc = check_times(where, obj, S.ExclusiveNs, percentiles)
     for k in (S.Total, S.Max):
         if exc[k] > inc[k]:
             raise Problem("%s: exclusive_ns.%s=%d exceeds inclusive_ns.%s=%d"
                           % (where, k, exc[k], k, inc[k]))
+
+
+def check_merged_function(where, f):
+    """A function of a merged summary against its processes' figures."""
+    procs = f.get(S.Processes)
+    if not isinstance(procs, list):
+        raise Problem("%s has no processes array (a merged summary)" % where)
+    for p in procs:
+        if not isinstance(p, dict) or not is_int(p.get(S.Pid)):
+            raise Problem("%s: a process has no pid" % where)
+        check_stats("%s pid %d" % (where, p[S.Pid]), p)
+    check_stats(where, f, percentiles=len(procs) <= 1)
+    if sum(p[S.Calls] for p in procs) != f[S.Calls]:
+        raise Problem("%s: calls=%d but its processes' add up to %d"
+                      % (where, f[S.Calls], sum(p[S.Calls] for p in procs)))
+    for key in (S.InclusiveNs, S.ExclusiveNs):
+        if procs and sum(p[key][S.Total] for p in procs) != f[key][S.Total]:
+            raise Problem("%s: %s.total is not its processes' sum" % (where, key))
+        if procs and max(p[key][S.Max] for p in procs) != f[key][S.Max]:
+            raise Problem("%s: %s.max is not its processes' largest" % (where, key))
 
 
 def check_summary(doc):
@@ -555,7 +584,10 @@ def check_summary(doc):
         if not isinstance(f, dict) or not isinstance(f.get(S.Name), str) or not f[S.Name]:
             raise Problem("functions[%d] has no name" % i)
         where = "function %r" % f[S.Name]
-        check_stats(where, f)
+        if S.Merged in doc:
+            check_merged_function(where, f)
+        else:
+            check_stats(where, f)
         threads = f.get(S.Threads)
         if not isinstance(threads, list) or not threads:
             raise Problem("%s has no threads array" % where)

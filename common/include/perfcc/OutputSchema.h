@@ -135,6 +135,9 @@ constexpr char MetaGpuOutsideRun[] = "records_outside_run";
 constexpr char MetaGpuStartsBeforeLaunch[] = "starts_before_launch";
 constexpr char MetaGpuOverlapMoves[] = "overlap_rows_used";
 constexpr char MetaGpuZeroTimestamps[] = "zero_timestamps";
+// perfctl merge: one entry per merged trace, its metadata and its file.
+constexpr char MetaMerged[] = "merged";
+constexpr char MergedFile[] = "file";
 } // namespace trace
 
 /// The summary: the run, each function's aggregates, the threads, the
@@ -230,6 +233,12 @@ constexpr char Launchers[] = "launchers"; // per launching function
 constexpr char DurationNsStats[] = "duration_ns";
 constexpr char Function[] = "function";
 constexpr char Quality[] = "quality";
+// perfctl merge: merged[] holds each process's summary but its functions
+// and threads (with "file", the summary read); a function's processes[]
+// its figures per process; a thread its pid.
+constexpr char Merged[] = "merged";
+constexpr char MergedFile[] = "file";
+constexpr char Processes[] = "processes";
 } // namespace summary
 
 } // namespace perfcc::schema

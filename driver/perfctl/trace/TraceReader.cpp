@@ -472,7 +472,7 @@ void readMetadata(const json &meta, TraceMetadata &out) {
 /// converter and removed, so only one event at a time is held.
 class TraceSax : public nlohmann::json_sax<json> {
 public:
-  explicit TraceSax(EventConverter &converter) : converter(converter) {}
+  explicit TraceSax(const TraceEventSink &sink) : sink(sink) {}
 
   json root;
   bool sawEvents = false;
@@ -547,7 +547,7 @@ public:
   }
 
 private:
-  EventConverter &converter;
+  const TraceEventSink &sink;
   std::vector<json *> stack;
   std::string pendingKey;
   json *events = nullptr;
@@ -586,8 +586,8 @@ private:
 
   bool put(json &&value) {
     if (!stack.empty() && stack.back() == events) {
-      // Not an object, so not an event: counted, not kept.
-      converter.add(value);
+      // Not an object, so not an event: the sink counts it.
+      sink(value);
       return true;
     }
     place(std::move(value));
@@ -599,8 +599,8 @@ private:
     json *done = stack.back();
     stack.pop_back();
     if (!stack.empty() && stack.back() == events) {
-      // A complete event: convert it and let it go.
-      converter.add(*done);
+      // A complete event: hand it over and let it go.
+      sink(*done);
       events->get_ref<json::array_t &>().pop_back();
     }
     complete = stack.empty();
@@ -619,23 +619,21 @@ std::string shortParseMessage(const std::string &what) {
 
 } // namespace
 
-std::optional<TraceModel> parseTrace(std::string_view text,
-                                     std::string &error) {
-  TraceModel model;
-  EventConverter converter(model);
-  TraceSax sax(converter);
+bool streamTrace(std::string_view text, const TraceEventSink &sink,
+                 nlohmann::json &rest, std::string &error) {
+  TraceSax sax(sink);
   bool ok = false;
   try {
     ok = json::sax_parse(text.begin(), text.end(), &sax);
   } catch (const std::exception &e) {
     error = fmt::format("cannot be read: {}", e.what());
-    return std::nullopt;
+    return false;
   }
   if (sax.tooDeep) {
     error = fmt::format("not a Chrome trace: JSON nested more than {} levels "
                         "deep",
                         TraceSax::MaxDepth);
-    return std::nullopt;
+    return false;
   }
   if (!ok || sax.failed) {
     // The input ran out before the top-level value was complete: the file
@@ -649,33 +647,51 @@ std::optional<TraceModel> parseTrace(std::string_view text,
     else
       error = fmt::format("malformed JSON at byte {}: {}", sax.errorPosition,
                           shortParseMessage(sax.errorMessage));
-    return std::nullopt;
+    return false;
   }
   if (!sax.root.is_object() && !sax.root.is_array()) {
     error = fmt::format("not a Chrome trace: the file holds a JSON {}, not "
                         "an object with \"{}\"",
                         sax.root.type_name(), key::Events);
-    return std::nullopt;
+    return false;
   }
   if (!sax.sawEvents) {
     error = fmt::format("not a Chrome trace: no \"{}\" array", key::Events);
-    return std::nullopt;
+    return false;
   }
-  if (sax.root.is_object()) {
-    auto meta = sax.root.find(key::Metadata);
-    if (meta != sax.root.end() && meta->is_object())
+  rest = std::move(sax.root);
+  return true;
+}
+
+std::optional<TraceModel> parseTrace(std::string_view text,
+                                     std::string &error) {
+  TraceModel model;
+  EventConverter converter(model);
+  json rest;
+  if (!streamTrace(
+          text, [&converter](const json &event) { converter.add(event); },
+          rest, error))
+    return std::nullopt;
+  if (rest.is_object()) {
+    auto meta = rest.find(key::Metadata);
+    if (meta != rest.end() && meta->is_object())
       readMetadata(*meta, model.metadata);
   }
   model.canonicalize();
   return model;
 }
 
-std::optional<TraceModel> readTraceFile(const std::string &path,
-                                        std::string &error) {
+namespace {
+
+/// Hands \p path's whole text to \p use (mapped when it can be), or says
+/// why it cannot be read.
+bool readTraceText(const std::string &path,
+                   const std::function<bool(std::string_view)> &use,
+                   std::string &error) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     error = fmt::format("cannot read: {}", std::strerror(errno));
-    return std::nullopt;
+    return false;
   }
   struct stat st {};
   if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
@@ -683,7 +699,7 @@ std::optional<TraceModel> readTraceFile(const std::string &path,
                 ? std::string("cannot read: is a directory")
                 : fmt::format("cannot read: {}", std::strerror(errno));
     ::close(fd);
-    return std::nullopt;
+    return false;
   }
   auto isEmpty = [](std::string_view text) {
     return text.find_first_not_of(" \t\r\n") == std::string_view::npos;
@@ -697,13 +713,13 @@ std::optional<TraceModel> readTraceFile(const std::string &path,
       ::close(fd);
       ::madvise(mapped, size, MADV_SEQUENTIAL);
       std::string_view text(static_cast<const char *>(mapped), size);
-      std::optional<TraceModel> model;
+      bool ok = false;
       if (isEmpty(text))
         error = "empty file: no trace in it";
       else
-        model = parseTrace(text, error);
+        ok = use(text);
       ::munmap(mapped, size);
-      return model;
+      return ok;
     }
   }
   // A pipe, or a file that cannot be mapped: read it whole.
@@ -716,7 +732,7 @@ std::optional<TraceModel> readTraceFile(const std::string &path,
     if (n < 0) {
       error = fmt::format("cannot read: {}", std::strerror(errno));
       ::close(fd);
-      return std::nullopt;
+      return false;
     }
     if (n == 0)
       break;
@@ -725,9 +741,34 @@ std::optional<TraceModel> readTraceFile(const std::string &path,
   ::close(fd);
   if (isEmpty(text)) {
     error = "empty file: no trace in it";
-    return std::nullopt;
+    return false;
   }
-  return parseTrace(text, error);
+  return use(text);
+}
+
+} // namespace
+
+std::optional<TraceModel> readTraceFile(const std::string &path,
+                                        std::string &error) {
+  std::optional<TraceModel> model;
+  readTraceText(
+      path,
+      [&](std::string_view text) {
+        model = parseTrace(text, error);
+        return model.has_value();
+      },
+      error);
+  return model;
+}
+
+bool streamTraceFile(const std::string &path, const TraceEventSink &sink,
+                     nlohmann::json &rest, std::string &error) {
+  return readTraceText(
+      path,
+      [&](std::string_view text) {
+        return streamTrace(text, sink, rest, error);
+      },
+      error);
 }
 
 } // namespace perfcc::perfctl

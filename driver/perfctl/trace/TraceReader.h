@@ -25,6 +25,9 @@
 
 #include "trace/TraceModel.h"
 
+#include <nlohmann/json.hpp>
+
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,6 +44,23 @@ std::optional<TraceModel> parseTrace(std::string_view text, std::string &error);
 /// read: REASON" when the file cannot be read, "empty file" when it is.
 std::optional<TraceModel> readTraceFile(const std::string &path,
                                         std::string &error);
+
+/// Receives each event of a streamed trace, once complete: a JSON value of
+/// the events array (an object, unless the file is malformed), with its ts
+/// and dur already integer nanoseconds.
+using TraceEventSink = std::function<void(const nlohmann::json &)>;
+
+/// Reads \p text event by event for a caller that keeps its own form of the
+/// events (perfctl merge): each goes to \p sink as it completes and is then
+/// dropped; \p rest receives the document without them (the metadata, an
+/// empty event list). False, with \p error as parseTrace's, when the text is
+/// not a whole trace; the sink may have seen events before the problem.
+bool streamTrace(std::string_view text, const TraceEventSink &sink,
+                 nlohmann::json &rest, std::string &error);
+
+/// streamTrace over the file \p path, with readTraceFile's errors.
+bool streamTraceFile(const std::string &path, const TraceEventSink &sink,
+                     nlohmann::json &rest, std::string &error);
 
 /// A Chrome trace time, microseconds as JSON number text ("12345.678",
 /// "12", "-0.5", "1.2e3"), in whole nanoseconds, rounded half away from

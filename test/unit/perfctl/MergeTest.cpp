@@ -1,0 +1,245 @@
+//===- MergeTest.cpp - perfctl merge's traces and summaries ---------------===//
+//
+// Two processes' traces, each with a call, a CUDA launch, its kernel on GPU
+// 0 and the flow between them, numbered from 1 in each as the runtime
+// numbers them: merged, every event is there with its exact times, each
+// process keeps its own GPU track and every launch still joins its own
+// kernel. Traces that cannot share a timeline are refused, naming the file.
+// Summaries combine exactly where they can and keep each process's figures.
+//
+//===----------------------------------------------------------------------===//
+#include "merge/SummaryMerge.h"
+#include "merge/TraceMerge.h"
+#include "trace/TraceReader.h"
+
+#include "TraceBuilder.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+using namespace perfcc::perfctl;
+using nlohmann::json;
+using perfcc::perfctl::test::TraceBuilder;
+namespace key = perfcc::schema::trace;
+
+namespace {
+
+constexpr std::int64_t T0 = 187123663547123; // a machine up for two days
+
+/// One process's trace, as TraceBuilder writes it, moved to \p pid.
+std::string processTrace(std::int64_t pid, std::int64_t shift) {
+  TraceBuilder b;
+  b.metadata[key::MetaClockDomain] = "CLOCK_MONOTONIC";
+  b.metadata[key::MetaDroppedSpans] = 2;
+  b.processName(TraceBuilder::HostPid, "app")
+      .processName(TraceBuilder::GpuPid, "GPU 0")
+      .cpuOp("launch", TraceBuilder::MainTid, T0 + shift, T0 + shift + 900)
+      .api("cudaLaunchKernel", TraceBuilder::MainTid, T0 + shift + 100,
+           T0 + shift + 200, 1)
+      .kernel("k", 7, T0 + shift + 300, T0 + shift + 800, 1)
+      .flow(true, 1, TraceBuilder::HostPid, TraceBuilder::MainTid,
+            T0 + shift + 100)
+      .flow(false, 1, TraceBuilder::GpuPid, 7, T0 + shift + 300);
+  json doc = json::parse(b.text());
+  for (json &e : doc[key::Events]) {
+    if (e[key::Pid] == TraceBuilder::HostPid)
+      e[key::Pid] = pid;
+    if (e[key::Tid] == TraceBuilder::MainTid)
+      e[key::Tid] = pid;
+  }
+  doc[key::Metadata][key::MetaPid] = pid;
+  return doc.dump();
+}
+
+std::string writeFile(const std::string &name, const std::string &text) {
+  std::string path = ::testing::TempDir() + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+/// Merges \p texts (written to files); the merged text, or "" with \p error.
+std::string merged(const std::vector<std::string> &texts, std::string &error,
+                   std::vector<MergedTrace> *report = nullptr) {
+  std::vector<std::string> files;
+  for (std::size_t i = 0; i < texts.size(); ++i)
+    files.push_back(
+        writeFile("merge-" + std::to_string(i) + ".trace.json", texts[i]));
+  std::FILE *out = std::tmpfile();
+  std::vector<MergedTrace> m;
+  bool ok = mergeTraces(files, out, "9.9", m, error);
+  std::string text;
+  if (ok) {
+    std::rewind(out);
+    char buffer[4096];
+    for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, out));)
+      text.append(buffer, n);
+  }
+  std::fclose(out);
+  if (report)
+    *report = m;
+  return text;
+}
+
+} // namespace
+
+TEST(TraceMerge, EachProcessKeepsItsGpuTrackAndItsJoins) {
+  std::string error;
+  std::vector<MergedTrace> report;
+  std::string text =
+      merged({processTrace(100, 0), processTrace(200, 5000)}, error, &report);
+  ASSERT_FALSE(text.empty()) << error;
+  ASSERT_EQ(report.size(), 2u);
+  EXPECT_EQ(report[0].pid, 100);
+  EXPECT_EQ(report[1].pid, 200);
+  EXPECT_EQ(report[1].calls, 1u);
+
+  std::optional<TraceModel> model = parseTrace(text, error);
+  ASSERT_TRUE(model) << error;
+  // Every call, with its exact nanoseconds.
+  ASSERT_EQ(model->cpuOps.size(), 2u);
+  std::set<std::pair<std::int64_t, TimeNs>> calls;
+  for (const CpuOp &op : model->cpuOps)
+    calls.insert({op.thread.pid, op.start});
+  EXPECT_EQ(calls, (std::set<std::pair<std::int64_t, TimeNs>>{
+                       {100, T0}, {200, T0 + 5000}}));
+  // Each process's GPU 0 on a track of its own, named for it.
+  ASSERT_EQ(model->gpuRecords.size(), 2u);
+  std::set<std::int64_t> gpuPids;
+  for (const GpuRecord &r : model->gpuRecords)
+    gpuPids.insert(r.row.pid);
+  EXPECT_EQ(gpuPids.size(), 2u);
+  EXPECT_EQ(gpuPids.count(0), 0u);
+  std::set<std::string> names;
+  for (const ProcessInfo &p : model->processes)
+    if (p.name != NoName)
+      names.insert(std::string(model->name(p.name)));
+  EXPECT_EQ(names, (std::set<std::string>{"app", "GPU 0 (pid 100)",
+                                          "GPU 0 (pid 200)"}));
+  // Correlations and flows stay unique: each launch joins its own kernel.
+  std::map<std::int64_t, std::int64_t> launchPidOf; // correlation -> pid
+  for (const ApiCall &a : model->apiCalls)
+    launchPidOf[a.correlation] = a.thread.pid;
+  ASSERT_EQ(launchPidOf.size(), 2u);
+  for (const GpuRecord &r : model->gpuRecords) {
+    ASSERT_EQ(launchPidOf.count(r.correlation), 1u);
+    EXPECT_EQ(r.start - T0, launchPidOf[r.correlation] == 100 ? 300 : 5300);
+  }
+  std::map<std::int64_t, std::set<std::int64_t>> flowPids;
+  for (const FlowPoint &f : model->flows)
+    flowPids[f.id].insert(f.thread.pid);
+  ASSERT_EQ(flowPids.size(), 2u);
+  // Metadata: the drops summed, each trace's own kept with its file.
+  EXPECT_EQ(model->metadata.droppedSpans, 4u);
+  EXPECT_FALSE(model->metadata.pid);
+  json meta = json::parse(text)[key::Metadata];
+  EXPECT_EQ(meta[key::MetaClockDomain], "CLOCK_MONOTONIC");
+  ASSERT_EQ(meta[key::MetaMerged].size(), 2u);
+  EXPECT_EQ(meta[key::MetaMerged][1][key::MetaPid], 200);
+  EXPECT_NE(meta[key::MetaMerged][1][key::MergedFile].get<std::string>().find(
+                "merge-1.trace.json"),
+            std::string::npos);
+}
+
+TEST(TraceMerge, RefusesWhatCannotShareATimeline) {
+  std::string error;
+  EXPECT_EQ(merged({processTrace(100, 0), processTrace(100, 10)}, error), "");
+  EXPECT_NE(error.find("merge-1.trace.json: process 100 is in "),
+            std::string::npos)
+      << error;
+  std::string other = processTrace(200, 0);
+  json doc = json::parse(other);
+  doc[key::Metadata][key::MetaClockDomain] = "CLOCK_REALTIME";
+  EXPECT_EQ(merged({processTrace(100, 0), doc.dump()}, error), "");
+  EXPECT_NE(error.find("merge-1.trace.json: its clock is CLOCK_REALTIME, "),
+            std::string::npos)
+      << error;
+  std::string cut = processTrace(200, 0);
+  cut.resize(cut.size() / 2);
+  EXPECT_EQ(merged({processTrace(100, 0), cut}, error), "");
+  EXPECT_NE(error.find("merge-1.trace.json: truncated"), std::string::npos)
+      << error;
+}
+
+namespace {
+
+nlohmann::ordered_json summary(std::int64_t pid, std::uint64_t calls,
+                               std::uint64_t total, std::uint64_t min,
+                               std::uint64_t max, std::uint64_t start) {
+  namespace s = perfcc::schema::summary;
+  nlohmann::ordered_json times = {
+      {s::Total, total}, {s::Mean, calls ? total / calls : 0},
+      {s::P50, min},     {s::P99, max},
+      {s::Min, min},     {s::Max, max}};
+  nlohmann::ordered_json fn = {{s::Name, "work"},
+                               {s::Mangled, "_Z4workv"},
+                               {s::File, "app.cpp"},
+                               {s::Line, 3},
+                               {s::Calls, calls},
+                               {s::InclusiveNs, times},
+                               {s::ExclusiveNs, times},
+                               {s::Threads,
+                                {{{s::Tid, pid},
+                                  {s::Calls, calls},
+                                  {s::InclusiveNs, times},
+                                  {s::ExclusiveNs, times}}}}};
+  return {
+      {s::Version, "0.1.0"},
+      {s::Program, "app"},
+      {s::Pid, pid},
+      {s::Mode, "summary"},
+      {s::Dropped, {{s::DroppedSpans, 1}}},
+      {s::Window,
+       {{s::StartNs, start}, {s::EndNs, start + 1000}, {s::DurationNs, 1000}}},
+      {s::Functions, {fn}},
+      {s::Threads,
+       {{{s::Tid, pid}, {s::ThreadName, "app"}, {s::Calls, calls}}}},
+      {s::Progress,
+       {{{s::Name, "items"},
+         {s::Kind, s::KindThroughput},
+         {s::Count, calls},
+         {s::RatePerS, 10.0}}}}};
+}
+
+} // namespace
+
+TEST(SummaryMerge, ExactWhereItCanBeAndEachProcessKept) {
+  namespace s = perfcc::schema::summary;
+  auto out =
+      mergeSummaries({{"a.summary.json", summary(1, 10, 1000, 50, 300, 5000)},
+                      {"b.summary.json", summary(2, 30, 2000, 20, 90, 5500)}},
+                     "9.9");
+  ASSERT_EQ(out[s::Functions].size(), 1u);
+  const auto &fn = out[s::Functions][0];
+  EXPECT_EQ(fn[s::Calls], 40u);
+  EXPECT_EQ(fn[s::InclusiveNs][s::Total], 3000u);
+  EXPECT_EQ(fn[s::InclusiveNs][s::Mean], 75u);
+  EXPECT_EQ(fn[s::InclusiveNs][s::Min], 20u);
+  EXPECT_EQ(fn[s::InclusiveNs][s::Max], 300u);
+  EXPECT_FALSE(fn[s::InclusiveNs].contains(s::P50)); // no union's percentile
+  ASSERT_EQ(fn[s::Processes].size(), 2u);
+  EXPECT_EQ(fn[s::Processes][1][s::Pid], 2);
+  EXPECT_EQ(fn[s::Processes][1][s::InclusiveNs][s::P99], 90u);
+  ASSERT_EQ(fn[s::Threads].size(), 2u);
+  EXPECT_EQ(fn[s::Threads][1][s::Pid], 2);
+  EXPECT_EQ(out[s::Threads].size(), 2u);
+  EXPECT_EQ(out[s::Dropped][s::DroppedSpans], 2u);
+  EXPECT_EQ(out[s::Window][s::StartNs], 5000u);
+  EXPECT_EQ(out[s::Window][s::EndNs], 6500u);
+  EXPECT_EQ(out[s::Progress][0][s::Count], 40u);
+  EXPECT_DOUBLE_EQ(out[s::Progress][0][s::RatePerS].get<double>(), 20.0);
+  ASSERT_EQ(out[s::Merged].size(), 2u);
+  EXPECT_EQ(out[s::Merged][0][s::MergedFile], "a.summary.json");
+  EXPECT_FALSE(out[s::Merged][0].contains(s::Functions));
+
+  // A function only one process called keeps that process's percentiles.
+  auto single = mergeSummaries({{"a", summary(1, 10, 1000, 50, 300, 0)},
+                                {"b", summary(2, 0, 0, 0, 0, 0)}},
+                               "9.9");
+  EXPECT_EQ(single[s::Functions][0][s::InclusiveNs][s::P50], 50u);
+  EXPECT_THROW(mergeSummaries({{"c", {{s::Functions, 3}}}}, "9.9"),
+               std::runtime_error);
+}
