@@ -15,19 +15,23 @@
 // perfctl export --format folded|flamegraph|callgrind|pprof TRACE writes a
 // trace's calls for flame-graph tools, browsers, KCachegrind and pprof.
 //
+// perfctl filter SUMMARY --max-overhead 5% writes a targets file that keeps
+// the probes' cost within the budget.
+//
 // perfctl merge -o OUT TRACE... merges several processes' traces (and their
 // summaries) into one, on their shared clock.
 //
 // perfctl trace recover SPILL turns the spill of a run that died before
 // writing its trace into that trace and its summary.
 //
-// Also: perfctl help [sweep|report|export|merge|trace], perfctl --version.
-// Usage errors exit 2 before anything runs; a sweep that fails exits 1 (130
-// when interrupted) and keeps what it measured in OUT/sweep.json; a trace that
-// cannot be read exits 1.
+// Also: perfctl help [sweep|report|export|merge|filter|trace], perfctl
+// --version. Usage errors exit 2 before anything runs; a sweep that fails exits
+// 1 (130 when interrupted) and keeps what it measured in OUT/sweep.json; a
+// trace that cannot be read exits 1.
 //
 //===----------------------------------------------------------------------===//
 #include "export/ExportCommand.h"
+#include "filter/FilterCommand.h"
 #include "merge/MergeCommand.h"
 #include "report/ReportCommand.h"
 #include "sweep/SweepCommand.h"
@@ -62,14 +66,17 @@ int main(int argc, char **argv) {
   CLI::App *exportCmd = addExportCommand(app, exportArgs);
   MergeArgs mergeArgs;
   CLI::App *mergeCmd = addMergeCommand(app, mergeArgs);
+  FilterArgs filterArgs;
+  CLI::App *filterCmd = addFilterCommand(app, filterArgs);
   TraceArgs traceArgs;
   CLI::App *traceCmd = addTraceCommand(app, traceArgs);
   // Registered for the command list; answered before parsing, since CLI11
   // would read "help sweep" as the sweep subcommand.
   app.add_subcommand("help", "help on perfctl, or 'perfctl help "
-                             "sweep|report|export|merge|trace'");
+                             "sweep|report|export|merge|filter|trace'");
   app.footer("\nRun 'perfctl help sweep', 'perfctl help report', 'perfctl "
-             "help export', 'perfctl help merge' or 'perfctl help trace' for a "
+             "help export', 'perfctl help merge', 'perfctl help filter' or "
+             "'perfctl help trace' for a "
              "command's options; "
              "docs/perfctl.md is the guide.");
   if (argc >= 2 && std::string(argv[1]) == "help") {
@@ -84,12 +91,15 @@ int main(int argc, char **argv) {
       fmt::print("{}", exportCmd->help("perfctl"));
     else if (topic == "merge")
       fmt::print("{}", mergeCmd->help("perfctl"));
+    else if (topic == "filter")
+      fmt::print("{}", filterCmd->help("perfctl"));
     else if (topic == "trace")
       fmt::print("{}{}", traceCmd->help("perfctl"),
                  traceCmd->get_subcommand("recover")->help("perfctl trace"));
     else
-      return usageError("help: no command '" + topic +
-                        "' (commands: sweep, report, export, merge, trace)");
+      return usageError(
+          "help: no command '" + topic +
+          "' (commands: sweep, report, export, merge, filter, trace)");
     return 0;
   }
 
@@ -104,6 +114,7 @@ int main(int argc, char **argv) {
                           : reportCmd->parsed() ? "report"
                           : exportCmd->parsed() ? "export"
                           : mergeCmd->parsed()  ? "merge"
+                          : filterCmd->parsed() ? "filter"
                           : traceCmd->parsed()  ? "trace"
                                                 : "";
     usageError((command.empty() ? "" : command + ": ") + e.what());
@@ -123,6 +134,8 @@ int main(int argc, char **argv) {
     return runExportCommand(exportArgs);
   if (mergeCmd->parsed())
     return runMergeCommand(mergeArgs);
+  if (filterCmd->parsed())
+    return runFilterCommand(filterArgs);
   if (traceCmd->parsed())
     return runTraceCommand(traceArgs);
   fmt::print(stderr, "{}", app.help());

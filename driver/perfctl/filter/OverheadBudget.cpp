@@ -1,0 +1,149 @@
+//===- OverheadBudget.cpp - which functions a probe budget keeps ----------===//
+#include "filter/OverheadBudget.h"
+
+#include "perfcc/OutputSchema.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+#include <utility>
+
+namespace perfcc::perfctl {
+
+namespace {
+
+using nlohmann::json;
+namespace key = perfcc::schema::summary;
+
+std::runtime_error notASummary(const std::string &what) {
+  return std::runtime_error("not a perfcc summary: " + what);
+}
+
+std::uint64_t countAt(const json &object, const char *name, const char *where) {
+  auto it = object.find(name);
+  if (it == object.end() || !it->is_number_integer() ||
+      it->get<std::int64_t>() < 0)
+    throw notASummary(fmt::format("{} has no count \"{}\"", where, name));
+  return it->get<std::uint64_t>();
+}
+
+/// A thread's kept probe time as a share of the run it would make: the
+/// measured run less the probe time left out. Never above 1, and a cost
+/// measured a little high only leaves a little more out.
+double overheadOf(double keptNs, double removedNs, double durationNs) {
+  double run = std::max(durationNs - removedNs, keptNs);
+  return run > 0 ? std::min(1.0, keptNs / run) : 0.0;
+}
+
+} // namespace
+
+std::size_t BudgetDecision::excludedCount() const {
+  return std::size_t(std::count_if(functions.begin(), functions.end(),
+                                   [](const auto &f) { return f.excluded; }));
+}
+
+BudgetDecision decideBudget(const json &summary, double probeNs,
+                            double budget) {
+  if (!summary.is_object())
+    throw notASummary("not a JSON object");
+  double duration = double(countAt(summary, key::DurationNs, "the summary"));
+  auto fns = summary.find(key::Functions);
+  if (fns == summary.end() || !fns->is_array())
+    throw notASummary("no functions list");
+
+  BudgetDecision d;
+  // Each thread's calls per function: thread = (pid, tid); pid 0 in a
+  // single process's summary.
+  using Thread = std::pair<std::int64_t, std::int64_t>;
+  std::map<Thread, std::map<std::size_t, std::uint64_t>> callsOn;
+  for (const json &fn : *fns) {
+    if (!fn.is_object())
+      throw notASummary("a function is not an object");
+    BudgetFunction f;
+    f.name = fn.value(key::Name, "");
+    f.mangled = fn.value(key::Mangled, f.name);
+    if (f.mangled.empty())
+      throw notASummary("a function has no name");
+    f.calls = countAt(fn, key::Calls, "a function");
+    auto incl = fn.find(key::InclusiveNs);
+    if (incl == fn.end() || !incl->is_object())
+      throw notASummary(fmt::format("function {} has no inclusive_ns", f.name));
+    f.meanInclusiveNs =
+        f.calls ? double(countAt(*incl, key::Total, "inclusive_ns")) /
+                      double(f.calls)
+                : 0;
+    std::size_t index = d.functions.size();
+    auto threads = fn.find(key::Threads);
+    std::uint64_t onThreads = 0;
+    if (threads != fn.end() && threads->is_array())
+      for (const json &t : *threads) {
+        if (!t.is_object())
+          continue;
+        Thread id{t.value(key::Pid, std::int64_t(0)),
+                  t.value(key::Tid, std::int64_t(0))};
+        std::uint64_t n = countAt(t, key::Calls, "a function's thread");
+        callsOn[id][index] += n;
+        onThreads += n;
+      }
+    // Calls the summary gives no thread for are charged to one thread of
+    // their own: never less than the truth for the worst thread.
+    if (onThreads < f.calls)
+      callsOn[{-1, std::int64_t(index)}][index] += f.calls - onThreads;
+    d.callsBefore += f.calls;
+    d.functions.push_back(std::move(f));
+  }
+  double totalProbeNs = double(d.callsBefore) * probeNs;
+  for (BudgetFunction &f : d.functions)
+    f.probeShare =
+        totalProbeNs > 0 ? double(f.calls) * probeNs / totalProbeNs : 0;
+
+  auto threadOverhead = [&](const std::map<std::size_t, std::uint64_t> &c) {
+    double kept = 0, removed = 0;
+    for (const auto &[index, n] : c)
+      (d.functions[index].excluded ? removed : kept) += double(n) * probeNs;
+    return overheadOf(kept, removed, duration);
+  };
+  auto worst = [&](const Thread **which) {
+    double most = 0;
+    for (const auto &[thread, c] : callsOn) {
+      double o = threadOverhead(c);
+      if (o > most || !*which) {
+        most = std::max(most, o);
+        *which = &thread;
+      }
+    }
+    return most;
+  };
+  const Thread *thread = nullptr;
+  d.overheadBefore = worst(&thread);
+  double now = d.overheadBefore;
+  while (thread && now > budget) {
+    // The worst thread's shortest calls: where a probe costs most of the
+    // time it measures.
+    std::size_t pick = d.functions.size();
+    for (const auto &[index, n] : callsOn.at(*thread)) {
+      const BudgetFunction &f = d.functions[index];
+      if (f.excluded || n == 0)
+        continue;
+      if (pick == d.functions.size() ||
+          f.meanInclusiveNs < d.functions[pick].meanInclusiveNs ||
+          (f.meanInclusiveNs == d.functions[pick].meanInclusiveNs &&
+           f.calls > d.functions[pick].calls))
+        pick = index;
+    }
+    if (pick == d.functions.size())
+      break; // nothing left to leave out on that thread
+    d.functions[pick].excluded = true;
+    thread = nullptr;
+    now = worst(&thread);
+  }
+  d.overheadAfter = now;
+  for (const BudgetFunction &f : d.functions)
+    if (!f.excluded)
+      d.callsAfter += f.calls;
+  return d;
+}
+
+} // namespace perfcc::perfctl

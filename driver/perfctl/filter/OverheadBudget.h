@@ -1,0 +1,51 @@
+//===- OverheadBudget.h - which functions a probe budget keeps --*- C++ -*-===//
+//
+// perfctl filter's decision, as Score-P users know it from scorep-score:
+// from a run's summary and what a probe pair costs on this machine, which
+// functions to leave uninstrumented so that the probes cost at most a given
+// share of the run. A thread's probe time is its calls times the pair's
+// cost; the run's overhead is the worst thread's probe time as a share of
+// the run's duration (the slowest thread sets the run's length; 5% of the
+// run is a slowdown of 5.3%), the duration less the probe time already left
+// out on that thread. While that is over the budget, the
+// worst thread's most costly function to probe, the one whose calls are
+// shortest (a probe's cost is the largest share of its time), is left out.
+// Tiny hot functions go first; a function called a few times never has to.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PERFCC_DRIVER_PERFCTL_FILTER_OVERHEADBUDGET_H
+#define PERFCC_DRIVER_PERFCTL_FILTER_OVERHEADBUDGET_H
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace perfcc::perfctl {
+
+/// One function of the summary, as the budget sees it.
+struct BudgetFunction {
+  std::string name, mangled;
+  std::uint64_t calls = 0;
+  double meanInclusiveNs = 0;
+  bool excluded = false;
+  double probeShare = 0; ///< of all probe time in the run, 0..1
+};
+
+struct BudgetDecision {
+  std::vector<BudgetFunction> functions;        ///< the summary's order
+  double overheadBefore = 0, overheadAfter = 0; ///< fractions: 0.05 is 5%
+  std::uint64_t callsBefore = 0, callsAfter = 0;
+  std::size_t excludedCount() const;
+};
+
+/// Decides for the summary \p summary (a runtime's or perfctl merge's) with
+/// probe pairs costing \p probeNs and a budget of \p budget (0.05: 5%).
+/// Throws std::runtime_error naming what the summary lacks.
+BudgetDecision decideBudget(const nlohmann::json &summary, double probeNs,
+                            double budget);
+
+} // namespace perfcc::perfctl
+
+#endif // PERFCC_DRIVER_PERFCTL_FILTER_OVERHEADBUDGET_H
