@@ -138,6 +138,7 @@ void initOnceBody() {
                 program_invocation_short_name);
   gRt.pid = getpid();
   gRt.trace = gRt.flags.mode == Mode::Trace;
+  gRt.spans = gRt.flags.mode != Mode::Off;
   clockInit(gRt.flags.clock);
   spansInit(size_t(gRt.flags.bufferMb) << 20);
   threadsInit();
@@ -246,6 +247,12 @@ void runtimeFinish(bool inSignal) {
     } else {
       traceOk = false;
     }
+  } else if (gRt.spans && spansStopWriter(inSignal)) {
+    // Summary mode: the writer charged the chunks it took; the rest, here.
+    spansDrainQueue(traceChargeChunk);
+    for (ThreadState *t = allThreads(); t; t = t->next)
+      if (t->chunk && !t->busy.load(std::memory_order_acquire))
+        traceChargeChunk(t->chunk);
   }
   bool summaryOk =
       summaryWrite(summaryPath, sizeof summaryPath, gRt.trace ? tracePath : "");

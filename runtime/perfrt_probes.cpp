@@ -93,7 +93,7 @@ __attribute__((always_inline)) inline void exitWith(perfcc_desc *desc,
   // Where the call goes; a first chunk or a first call takes the slow path.
   SpanChunk *c = nullptr;
   FnStats *s = nullptr;
-  if (gRt.trace) {
+  if (gRt.spans) {
     c = t->chunk;
     if (UNLIKELY(!chunkHasRoom(c)))
       return exitSlow(desc, end, flags, bits);

@@ -76,9 +76,9 @@ popFrame(ThreadState *t, uint64_t end, uint32_t flags) {
   CompletedCall c = popTop(t, end);
   if (flags & SpanAbandoned)
     ++t->abandonedFrames;
-  // In trace mode the writer charges the span to the aggregates, off this
-  // thread; in summary mode there is no writer and this thread does it.
-  if (gRt.trace)
+  // The writer charges the span to the aggregates, off this thread; with
+  // no spans (a unit test's runtime) this thread does it.
+  if (gRt.spans)
     appendSpan(t, SpanRecord{c.start, c.end, c.exclusive, c.fn, flags});
   else if (FnStats *s = t->stats.get(c.fn, t->arena))
     s->add(c.inclusive, c.exclusive);

@@ -31,6 +31,10 @@ struct Runtime {
   /// Probes record while true: cleared when the output is being written.
   std::atomic<bool> recording{false};
   bool trace = false; // PERFCC_MODE=trace
+  /// Completed calls go to the thread's span chunk, for the writer thread
+  /// (both modes): it spills them for the trace, or in summary mode charges
+  /// them to the aggregates itself, off the calling thread.
+  bool spans = false;
   const perfcc::Selection *targets = nullptr;
   const perfcc::Selection *delayTargets = nullptr;
   char program[256] = {};

@@ -118,7 +118,10 @@ void *writerMain(void *) {
       break; // stopping and nothing left
     writerBusy.store(true, std::memory_order_release);
     pthread_mutex_unlock(&poolLock);
-    traceSpillChunk(c);
+    if (gRt.trace)
+      traceSpillChunk(c);
+    else
+      traceChargeChunk(c); // summary mode: aggregates only
     writerBusy.store(false, std::memory_order_release);
     pthread_mutex_lock(&poolLock);
     recycleLocked(c);
@@ -137,7 +140,8 @@ namespace {
 void dropSpan(ThreadState *t, const SpanRecord &r) {
   if (r.flags & (SpanDelay | SpanCounter))
     return; // not a call: already counted where it happened
-  ++t->droppedSpans;
+  if (gRt.trace)
+    ++t->droppedSpans; // in the summary, not in the trace
   if (FnStats *s = t->stats.get(r.fn, t->arena))
     s->add(r.end > r.start ? r.end - r.start : 0, r.exclusive);
 }

@@ -179,6 +179,12 @@ void traceSpillChunk(SpanChunk *c) {
     chargeLost(c);
 }
 
+void traceChargeChunk(SpanChunk *c) {
+  uint32_t n = __atomic_load_n(&c->count, __ATOMIC_ACQUIRE);
+  for (uint32_t i = 0; i < n && i < ChunkRecords; ++i)
+    chargeSpan(c->owner, c->records[i]);
+}
+
 void traceConvertSpill() { spillConvert(traceConvertChunk); }
 
 void traceConvertChunk(SpanChunk *c) {

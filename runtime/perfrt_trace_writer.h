@@ -22,6 +22,10 @@ struct SpanChunk;
 /// Writer thread: appends the chunk to the spill file.
 void traceSpillChunk(SpanChunk *c);
 
+/// Summary mode's writer thread, and its end of the run: charges the chunk's
+/// spans to their thread's aggregates, and nothing else.
+void traceChargeChunk(SpanChunk *c);
+
 /// End of the run: converts every spilled chunk to trace events (oldest
 /// first). The spill file stays until the trace is written
 /// (perfrt_spill.h: spillRemove).

@@ -25,9 +25,13 @@ protected:
     spansInit(2 * ChunkBytes);
     spansStopWriter(false); // never started: chunks stay queued
     drained.clear();
+    gRt.trace = gRt.spans = true;
   }
   // A forked child's reset: a fresh lock, no writer, the queue recycled.
-  void TearDown() override { spansAfterFork(); }
+  void TearDown() override {
+    spansAfterFork();
+    gRt.trace = gRt.spans = false;
+  }
 
   /// One short-lived thread: \p calls spans, then its exit hand-over.
   ThreadState *liveAndExit(uint32_t calls) {
@@ -64,6 +68,21 @@ TEST_F(ChunkPool, CompactCopiesStayWithinTheCap) {
   for (int i = 0; i < 12; ++i)
     dropped += liveAndExit(1000)->droppedSpans;
   EXPECT_EQ(dropped, 3000u);
+}
+
+// In summary mode the spans are only for the aggregates: one that finds no
+// memory is charged to its thread's own table, and nothing is lost.
+TEST_F(ChunkPool, SummaryModeChargesWhatFindsNoMemory) {
+  gRt.trace = false;
+  uint64_t dropped = 0, charged = 0;
+  for (int i = 0; i < 12; ++i) {
+    ThreadState *t = liveAndExit(1000);
+    dropped += t->droppedSpans;
+    if (const FnStats *s = t->stats.find(7))
+      charged += s->calls;
+  }
+  EXPECT_EQ(dropped, 0u);
+  EXPECT_EQ(charged, 3000u); // the three threads the cap turned away
 }
 
 // A compact copy and a whole chunk alike reach the end of the run with all

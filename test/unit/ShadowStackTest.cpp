@@ -144,12 +144,12 @@ TEST_F(ShadowStack, CallsBeyondMaxDepthAreCountedNotRecorded) {
 // path uses.
 TEST_F(ShadowStack, TraceModeAppendsOneSpanPerCallAsItEnds) {
   spansInit(4 * ChunkBytes);
-  gRt.trace = true;
+  gRt.trace = gRt.spans = true;
   enter(1, 1000, 0);
   enter(2, 900, 10);
   exitFrame(t, 2, 30, SpanUnwind);
   exitFrame(t, 1, 50, 0);
-  gRt.trace = false;
+  gRt.trace = gRt.spans = false;
   ASSERT_NE(t->chunk, nullptr);
   ASSERT_EQ(t->chunk->count, 2u);
   const SpanRecord &inner = t->chunk->records[0], &outer = t->chunk->records[1];
