@@ -35,6 +35,15 @@ json summaryOf(std::uint64_t durationNs, json functions) {
   return {{"duration_ns", durationNs}, {"functions", std::move(functions)}};
 }
 
+/// 100 ms; tiny: 2M calls x 40 ns of probes = 80 ms; medium: 10,000 x 40
+/// ns = 0.4 ms, which is 2% of the 20 ms left once tiny is out; main: one
+/// call.
+json tinyMediumMain() {
+  return summaryOf(100'000'000, {function("main", 1, 100'000'000),
+                                 function("medium", 10'000, 2'000),
+                                 function("tiny", 2'000'000, 5)});
+}
+
 bool excluded(const BudgetDecision &d, const std::string &name) {
   for (const BudgetFunction &f : d.functions)
     if (f.name == name)
@@ -46,11 +55,7 @@ bool excluded(const BudgetDecision &d, const std::string &name) {
 } // namespace
 
 TEST(OverheadBudget, TheTinyHotFunctionGoesTheRestStays) {
-  // 100 ms; tiny: 2M calls x 40 ns of probes = 80 ms; medium: 10,000 x 40
-  // ns = 0.4 ms, which is 2% of the 20 ms left once tiny is out.
-  json s = summaryOf(100'000'000, {function("main", 1, 100'000'000),
-                                   function("medium", 10'000, 2'000),
-                                   function("tiny", 2'000'000, 5)});
+  json s = tinyMediumMain();
   BudgetDecision d = decideBudget(s, 40, 0.05);
   EXPECT_NEAR(d.overheadBefore, 0.804, 1e-3);
   EXPECT_TRUE(excluded(d, "tiny"));
@@ -96,9 +101,7 @@ perfcc::Verdict verdict(const perfcc::Selection &s, const std::string &name) {
 } // namespace
 
 TEST(FilteredTargets, SelectsWhatTheTargetsDidLessWhatWasLeftOut) {
-  json s = summaryOf(100'000'000, {function("main", 1, 100'000'000),
-                                   function("medium", 10'000, 2'000),
-                                   function("tiny", 2'000'000, 5)});
+  json s = tinyMediumMain();
   BudgetDecision d = decideBudget(s, 40, 0.05);
   std::string error;
   for (const std::string &original :
