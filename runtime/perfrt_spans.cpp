@@ -256,10 +256,19 @@ bool spansStopWriter(bool inSignal) {
 }
 
 void spansDrainQueue(void (*convert)(SpanChunk *)) {
-  // No writer runs any more: the queue is this thread's alone.
+  // No writer runs any more: the queue is this thread's alone. Compact
+  // copies are kept, not freed: the process is ending, this may be a signal
+  // handler (no free()), and a leak checker at exit must still reach them
+  // (through malloc'd memory only: it does not look inside pool chunks).
+  static SpanChunk *drainedCopies = nullptr;
   SpanChunk *c;
-  while ((c = popQueue()))
+  while ((c = popQueue())) {
     convert(c);
+    if (c->bytes != ChunkBytes) {
+      c->next = drainedCopies;
+      drainedCopies = c;
+    }
+  }
 }
 
 void spansAfterFork() {
