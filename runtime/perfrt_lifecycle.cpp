@@ -170,6 +170,15 @@ void initOnceBody() {
   gRt.recording.store(gRt.flags.mode != Mode::Off, std::memory_order_release);
 }
 
+/// After the writer stopped: the spans it never took, the queue's (oldest
+/// first) and then each thread's current chunk, to \p use.
+void handOverUnwrittenSpans(void (*use)(SpanChunk *)) {
+  spansDrainQueue(use);
+  for (ThreadState *t = allThreads(); t; t = t->next)
+    if (t->chunk && !t->busy.load(std::memory_order_acquire))
+      use(t->chunk);
+}
+
 /// Reads a thread's kernel name (for threads still alive at the flush).
 void readComm(ThreadState *t) {
   if (t->namedByApi)
@@ -239,20 +248,14 @@ void runtimeFinish(bool inSignal) {
     if (spansStopWriter(inSignal)) {
       // Oldest first, so each thread's spans reach the trace in order.
       traceConvertSpill();
-      spansDrainQueue(traceConvertChunk);
-      for (ThreadState *t = allThreads(); t; t = t->next)
-        if (t->chunk && !t->busy.load(std::memory_order_acquire))
-          traceConvertChunk(t->chunk);
+      handOverUnwrittenSpans(traceConvertChunk);
       traceOk = traceFinish(tracePath, sizeof tracePath);
     } else {
       traceOk = false;
     }
   } else if (gRt.spans && spansStopWriter(inSignal)) {
     // Summary mode: the writer charged the chunks it took; the rest, here.
-    spansDrainQueue(traceChargeChunk);
-    for (ThreadState *t = allThreads(); t; t = t->next)
-      if (t->chunk && !t->busy.load(std::memory_order_acquire))
-        traceChargeChunk(t->chunk);
+    handOverUnwrittenSpans(traceChargeChunk);
   }
   bool summaryOk =
       summaryWrite(summaryPath, sizeof summaryPath, gRt.trace ? tracePath : "");

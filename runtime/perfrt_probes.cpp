@@ -77,8 +77,8 @@ __attribute__((noinline)) void exitSlow(perfcc_desc *desc, uint64_t end,
   release(t);
 }
 
-/// The common exit: the top frame is this function's and its chunk (trace
-/// mode) or its aggregates (summary mode) can take the call. Anything else
+/// The common exit: the top frame is this function's and its thread's chunk
+/// can take the call (both modes record spans: gRt.spans). Anything else
 /// goes to exitSlow.
 __attribute__((always_inline)) inline void exitWith(perfcc_desc *desc,
                                                     uint32_t flags) {
@@ -90,27 +90,17 @@ __attribute__((always_inline)) inline void exitWith(perfcc_desc *desc,
   if (UNLIKELY(!t || t->busy.load(std::memory_order_relaxed) || t->overflow ||
                !t->depth || t->stack[t->depth - 1].fn != desc->id))
     return exitSlow(desc, end, flags, bits);
-  // Where the call goes; a first chunk or a first call takes the slow path.
-  SpanChunk *c = nullptr;
-  FnStats *s = nullptr;
-  if (gRt.spans) {
-    c = t->chunk;
-    if (UNLIKELY(!chunkHasRoom(c)))
-      return exitSlow(desc, end, flags, bits);
-  } else {
-    s = t->stats.find(desc->id);
-    if (UNLIKELY(!s))
-      return exitSlow(desc, end, flags, bits);
-  }
+  // A first chunk, or a full one, takes the slow path. Every recording mode
+  // records spans, so a chunk with room is the only case here.
+  SpanChunk *c = t->chunk;
+  if (UNLIKELY(!chunkHasRoom(c)))
+    return exitSlow(desc, end, flags, bits);
   if (UNLIKELY(!enterGuard(t)))
     return;
-  // popFrame for the cases checked above.
+  // popFrame for the case checked above.
   CompletedCall call = popTop(t, end);
-  if (c)
-    storeSpan(c,
-              SpanRecord{call.start, call.end, call.exclusive, call.fn, flags});
-  else
-    s->add(call.inclusive, call.exclusive);
+  storeSpan(c,
+            SpanRecord{call.start, call.end, call.exclusive, call.fn, flags});
   release(t);
 }
 

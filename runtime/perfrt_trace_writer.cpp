@@ -160,13 +160,19 @@ void writeNameEvent(const char *what, uint32_t tid, const char *name) {
   out.key(key::Args).ch('{').key(key::ArgName, true).str(name).raw("}}");
 }
 
+/// Charges a chunk's spans to their thread's aggregates; returns how many
+/// were calls (not delays or counters).
+uint64_t chargeChunk(const SpanChunk *c) {
+  uint32_t n = __atomic_load_n(&c->count, __ATOMIC_ACQUIRE);
+  uint64_t calls = 0;
+  for (uint32_t i = 0; i < n && i < ChunkRecords; ++i)
+    calls += chargeSpan(c->owner, c->records[i]);
+  return calls;
+}
+
 /// Charges the spans of a chunk that will not reach the trace, and counts
 /// them.
-void chargeLost(const SpanChunk *c) {
-  for (uint32_t i = 0; i < c->count && i < ChunkRecords; ++i)
-    if (chargeSpan(c->owner, c->records[i]))
-      ++spillLostSpans;
-}
+void chargeLost(const SpanChunk *c) { spillLostSpans += chargeChunk(c); }
 
 } // namespace
 
@@ -179,11 +185,7 @@ void traceSpillChunk(SpanChunk *c) {
     chargeLost(c);
 }
 
-void traceChargeChunk(SpanChunk *c) {
-  uint32_t n = __atomic_load_n(&c->count, __ATOMIC_ACQUIRE);
-  for (uint32_t i = 0; i < n && i < ChunkRecords; ++i)
-    chargeSpan(c->owner, c->records[i]);
-}
+void traceChargeChunk(SpanChunk *c) { chargeChunk(c); }
 
 void traceConvertSpill() { spillConvert(traceConvertChunk); }
 

@@ -106,14 +106,6 @@ bool survey(const std::string &file, Survey &s, std::string &error) {
   return true;
 }
 
-/// Nanoseconds as the runtime writes microseconds: three decimals, exact.
-std::string micros(std::int64_t ns) {
-  std::uint64_t magnitude =
-      ns < 0 ? std::uint64_t(-(ns + 1)) + 1 : std::uint64_t(ns);
-  return fmt::format("{}{}.{:03}", ns < 0 ? "-" : "", magnitude / 1000,
-                     magnitude % 1000);
-}
-
 /// One event's text: its ts and dur (integer nanoseconds once read) back in
 /// microseconds, the rest as it was.
 std::string eventText(json &event) {
@@ -123,7 +115,8 @@ std::string eventText(json &event) {
     if (it == event.end())
       continue;
     if (it->is_number_integer())
-      times += fmt::format("\"{}\":{},", name, micros(it->get<std::int64_t>()));
+      times +=
+          fmt::format("\"{}\":{},", name, nsToMicros(it->get<std::int64_t>()));
     else
       times += fmt::format("\"{}\":{},", name, it->dump());
     event.erase(it);

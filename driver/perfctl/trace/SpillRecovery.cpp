@@ -1,6 +1,8 @@
 //===- SpillRecovery.cpp - a trace and summary from a spill ---------------===//
 #include "trace/SpillRecovery.h"
 
+#include "trace/TraceReader.h"
+
 #include "perfcc/DurationHistogram.h"
 #include "perfcc/OutputSchema.h"
 
@@ -77,11 +79,6 @@ bool fitClock(const SpillIndex &index, TickClock &clock, std::string &error) {
 std::string quoted(const std::string &s) {
   return nlohmann::json(s).dump(-1, ' ', false,
                                 nlohmann::json::error_handler_t::replace);
-}
-
-/// Nanoseconds as microseconds with three decimals, as the runtime writes.
-std::string micros(std::uint64_t ns) {
-  return fmt::format("{}.{:03}", ns / 1000, ns % 1000);
 }
 
 ordered timeObject(const TickClock &clock, std::uint64_t total,
@@ -161,8 +158,8 @@ public:
                  "\"{}\":{{\"{}\":{}}}}}",
                  key::Phase, key::PhaseCounter, key::Name,
                  quoted(point->second.name), key::Pid, index_.pid, key::Tid,
-                 tid, key::Ts, micros(start), key::Args, key::ArgCounterValue,
-                 r.exclusive);
+                 tid, key::Ts, nsToMicros(start), key::Args,
+                 key::ArgCounterValue, r.exclusive);
       return true;
     }
     auto names = names_.find(r.fn);
@@ -177,7 +174,7 @@ public:
           "}}",
           key::Phase, key::PhaseComplete, key::Category, key::CategoryDelay,
           key::Name, key::DelayEventName, key::Pid, index_.pid, key::Tid, tid,
-          key::Ts, micros(start), key::Dur, micros(dur), key::Args,
+          key::Ts, nsToMicros(start), key::Dur, nsToMicros(dur), key::Args,
           key::ArgFunction, names->second.name, key::ArgRequestedNs,
           clock_.duration(r.exclusive),
           r.flags & spill::FlagHolding
@@ -197,8 +194,8 @@ public:
                "\"{}\":{},\"{}\":{},\"{}\":{{\"{}\":{},\"{}\":{}{}}}}}",
                key::Phase, key::PhaseComplete, key::Category,
                key::CategoryCpuOp, key::Name, names->second.name, key::Pid,
-               index_.pid, key::Tid, tid, key::Ts, micros(start), key::Dur,
-               micros(dur), key::Args, key::ArgFile, names->second.file,
+               index_.pid, key::Tid, tid, key::Ts, nsToMicros(start), key::Dur,
+               nsToMicros(dur), key::Args, key::ArgFile, names->second.file,
                key::ArgLine, names->second.line, flags);
     return true;
   }
@@ -212,7 +209,7 @@ public:
                key::Phase, key::PhaseInstant, key::InstantScope,
                key::InstantScopeGlobal, key::Category, key::CategoryRecovery,
                key::Name, quoted(key::CutEventName), key::Pid, index_.pid,
-               key::Tid, 0, key::Ts, micros(endNs), key::Args,
+               key::Tid, 0, key::Ts, nsToMicros(endNs), key::Args,
                key::RecoveredCut, recovered[key::RecoveredCut].dump());
     nameEvent(key::ProcessName, 0, index_.program);
     for (const auto &[tid, name] : index_.threadNames)

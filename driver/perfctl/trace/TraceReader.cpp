@@ -669,8 +669,8 @@ std::optional<TraceModel> parseTrace(std::string_view text,
   EventConverter converter(model);
   json rest;
   if (!streamTrace(
-          text, [&converter](const json &event) { converter.add(event); },
-          rest, error))
+          text, [&converter](const json &event) { converter.add(event); }, rest,
+          error))
     return std::nullopt;
   if (rest.is_object()) {
     auto meta = rest.find(key::Metadata);

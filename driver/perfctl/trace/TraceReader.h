@@ -25,6 +25,7 @@
 
 #include "trace/TraceModel.h"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <functional>
@@ -66,6 +67,16 @@ bool streamTraceFile(const std::string &path, const TraceEventSink &sink,
 /// "12", "-0.5", "1.2e3"), in whole nanoseconds, rounded half away from
 /// zero. Nullopt when \p text is not a number or does not fit.
 std::optional<TimeNs> microsToNs(std::string_view text);
+
+/// The inverse: nanoseconds as the runtime writes a trace time, microseconds
+/// with three decimals ("12345.678", "-0.500"), exact. Inline, so that
+/// what writes traces without reading them (spill recovery) needs no more.
+inline std::string nsToMicros(TimeNs ns) {
+  std::uint64_t magnitude =
+      ns < 0 ? std::uint64_t(-(ns + 1)) + 1 : std::uint64_t(ns);
+  return fmt::format("{}{}.{:03}", ns < 0 ? "-" : "", magnitude / 1000,
+                     magnitude % 1000);
+}
 
 } // namespace perfcc::perfctl
 
