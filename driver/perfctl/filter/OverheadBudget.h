@@ -6,8 +6,10 @@
 // share of the run. A thread's probe time is its calls times the pair's
 // cost; the run's overhead is the worst thread's probe time as a share of
 // the run's duration (the slowest thread sets the run's length; 5% of the
-// run is a slowdown of 5.3%), the duration less the probe time already left
-// out on that thread. While that is over the budget, the
+// run is a slowdown of 5.3%). Once functions that took most of the run are
+// left out the run is shorter and what stays is a larger share of it: run
+// again with the new targets and filter that run to refine. While the share
+// is over the budget, the
 // worst thread's most costly function to probe, the one whose calls are
 // shortest (a probe's cost is the largest share of its time), is left out.
 // Tiny hot functions go first; a function called a few times never has to.
