@@ -13,6 +13,12 @@ namespace engine {
 EngineConfig default_engine_config() { return EngineConfig{}; }
 
 namespace {
+#if ENGINE_HAVE_CUDA
+constexpr bool kHaveCuda = true;
+#else
+constexpr bool kHaveCuda = false;
+#endif
+
 void require_positive(const char *name, int64_t value) {
   if (value <= 0)
     throw Error(std::string("engine: ") + name + " must be positive, got " +
@@ -34,13 +40,15 @@ void validate(EngineConfig &c, const ModelConfig &model) {
   if (c.tensor_parallel_size < 1)
     throw Error("engine: tensor_parallel_size must be at least 1, got " +
                 std::to_string(c.tensor_parallel_size));
-  if (c.device != "cpu")
-    throw Error("engine: device '" + c.device +
-                "' is not available (this build has the cpu backend)");
+  if (c.device != "cpu" && !(c.device == "cuda" && kHaveCuda))
+    throw Error("engine: device '" + c.device + "' is not available (this " +
+                "build has " + (kHaveCuda ? "cpu and cuda" : "cpu") + ")");
+  // Tensor parallelism needs several GPUs and NCCL; neither backend has it.
   if (c.tensor_parallel_size != 1)
     throw Error("engine: tensor_parallel_size " +
-                std::to_string(c.tensor_parallel_size) +
-                " needs the CUDA backend; the cpu backend runs on one process");
+                std::to_string(c.tensor_parallel_size) + ": the " + c.device +
+                " backend runs on one " +
+                (c.device == "cuda" ? "GPU" : "process") + " in this build");
   if (c.num_threads < 0)
     throw Error("engine: num_threads must be 0 (all CPUs) or positive, got " +
                 std::to_string(c.num_threads));

@@ -2,10 +2,9 @@
 // their defaults in one function and validation against the model.
 //
 // Options that only mean something on a GPU (enforce_eager,
-// gpu_memory_utilization, tensor_parallel_size) exist so that programs and
-// scripts written for the CUDA backend run unchanged; on the CPU backend they
-// are validated and documented as having no effect (tensor_parallel_size must
-// be 1).
+// gpu_memory_utilization) are validated everywhere and ignored by the CPU
+// backend, so programs written for either run on both.
+// tensor_parallel_size must be 1: neither backend shards a model yet.
 #pragma once
 
 #include <cstdint>
@@ -24,27 +23,30 @@ struct EngineConfig {
   /// Longest sequence (prompt + completion); clamped to the model's
   /// max_position_embeddings.
   int max_model_len = 4096;
-  /// Tokens per KV block; any positive value on the CPU (the CUDA backend
-  /// needs a multiple of 256, as flash-attn's paged KV does).
+  /// Tokens per KV block; any positive value (both backends' attention
+  /// kernels read any block size).
   int kvcache_block_size = 256;
   /// KV blocks; -1 sizes the cache from kv_cache_memory_mb.
   int num_kvcache_blocks = -1;
   /// Memory for the KV cache when num_kvcache_blocks is -1 (the CPU's
   /// counterpart of gpu_memory_utilization).
   int64_t kv_cache_memory_mb = 4096;
-  /// GPU only: no CUDA graphs. Accepted and ignored on the CPU.
+  /// GPU only: no CUDA graphs (every decode step launches its kernels).
+  /// Accepted and ignored on the CPU.
   bool enforce_eager = false;
-  /// GPU only: fraction of device memory the engine may use; must be in
-  /// (0, 1]. Ignored on the CPU.
+  /// GPU only: fraction of device memory the engine may use, KV cache
+  /// included (it gets what the weights, activations and a profiling pass
+  /// leave), unless num_kvcache_blocks is set; must be in (0, 1]. Ignored on
+  /// the CPU.
   double gpu_memory_utilization = 0.9;
-  /// GPUs to shard the model over; the CPU backend supports only 1.
+  /// GPUs to shard the model over; only 1 in this build.
   int tensor_parallel_size = 1;
   /// Worker threads for the CPU backend, the caller included; 0 = one per
   /// online CPU.
   int num_threads = 0;
   /// Seed of the per-request random streams (requests without their own).
   uint64_t seed = 0;
-  /// The backend: "cpu", the only one so far.
+  /// The backend: "cpu", or "cuda" in a build with the CUDA toolkit.
   std::string device = "cpu";
 };
 

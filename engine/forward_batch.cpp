@@ -11,8 +11,21 @@ namespace engine {
 ForwardBatch build_forward_batch(const std::vector<Sequence *> &seqs,
                                  bool is_prefill) {
   ForwardBatch b;
+  build_forward_batch(seqs, is_prefill, b);
+  return b;
+}
+
+void build_forward_batch(const std::vector<Sequence *> &seqs, bool is_prefill,
+                         ForwardBatch &b) {
   b.is_prefill = is_prefill;
-  b.cu_seqlens_q.push_back(0);
+  b.token_ids.clear();
+  b.positions.clear();
+  b.slot_mapping.clear();
+  b.cu_seqlens_q.assign(1, 0);
+  b.context_lens.clear();
+  b.block_tables.clear();
+  b.logits_rows.clear();
+  b.max_blocks = 0;
   for (const Sequence *s : seqs)
     b.max_blocks = std::max(b.max_blocks, int(s->block_table.size()));
   for (const Sequence *s : seqs) {
@@ -33,7 +46,6 @@ ForwardBatch build_forward_batch(const std::vector<Sequence *> &seqs,
       b.block_tables.push_back(
           i < int(s->block_table.size()) ? s->block_table[i] : -1);
   }
-  return b;
 }
 
 } // namespace engine

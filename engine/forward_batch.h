@@ -35,5 +35,9 @@ class Sequence;
 /// The batch for one step over seqs (block tables must cover every token).
 ForwardBatch build_forward_batch(const std::vector<Sequence *> &seqs,
                                  bool is_prefill);
+/// The same into `out`, whose vectors keep their capacity: a backend that
+/// reuses one ForwardBatch allocates nothing per step once warmed up.
+void build_forward_batch(const std::vector<Sequence *> &seqs, bool is_prefill,
+                         ForwardBatch &out);
 
 } // namespace engine

@@ -19,6 +19,18 @@ bundle=$(cd "${1:-$root/gpu-bundle}" 2>/dev/null && pwd) || {
 out=${OUT:-$PWD/gpu-check-out}
 mkdir -p "$out"
 export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# cuBLAS is too large to carry: the machine's own (its CUDA toolkit's, or
+# the one PyTorch's wheels bring) is used.
+if ! ldconfig -p | grep -q 'libcublas\.so\.13'; then
+  cublas=$(find /usr/local /opt /usr/lib -name 'libcublas.so.13' 2>/dev/null | head -1)
+  [ -n "$cublas" ] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$(dirname "$cublas")"
+fi
+# The engine's tests read the golden fixtures where they were built.
+golden=$(cat "$bundle/golden-dir" 2>/dev/null)
+if [ -n "$golden" ] && [ ! -d "$golden" ]; then
+  mkdir -p "$(dirname "$golden")" && ln -s "$bundle/golden" "$golden"
+fi
+only=${GPU_CHECK_ONLY:-all} # engine: only the CUDA engine's steps
 failed=0
 step() { echo; echo "== $*"; }
 
@@ -31,6 +43,40 @@ for f in "$bundle"/bin/*; do
     echo "gpu-check: $f cannot load here:"; ldd "$f" | grep 'not found'; failed=1
   fi
 done
+
+engine_steps() {
+  step "the CUDA engine's kernels against the CPU backend's (engine/cuda)"
+  "$bundle/bin/engine_cuda_kernels_test" 2>&1 | tee "$out/engine-kernels.txt"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
+
+  step "the CUDA engine's model: CPU backend, golden reference, graphs, memory"
+  "$bundle/bin/engine_cuda_model_test" 2>&1 | tee "$out/engine-model.txt"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
+
+  step "the engine's invariants and golden greedy paths on the CUDA backend"
+  ENGINE_TEST_DEVICE=cuda "$bundle/bin/EngineInvariantsTest" 2>&1 |
+    tee "$out/engine-invariants.txt"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
+  ENGINE_TEST_DEVICE=cuda "$bundle/bin/GoldenModelTest" \
+    --gtest_filter='*Greedy*' 2>&1 | tee "$out/engine-golden.txt"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
+
+  step "benchmark: Nano-vLLM's protocol on the Qwen3-0.6B shape (random bf16 weights)"
+  model=$(mktemp -d)/qwen3-0.6b
+  "$bundle/bin/engine-make-model" --preset qwen3-0.6b --out "$model" >/dev/null &&
+    "$bundle/bin/engine-bench" "$model" --device cuda --json \
+      2>&1 | tee "$out/engine-bench.json" &&
+    "$bundle/bin/engine-bench" "$model" --device cuda --pp 512 --tg 128 \
+      --repetitions 3 --json 2>&1 | tee "$out/engine-bench-batch1.json"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
+  rm -rf "$(dirname "$model")"
+}
+if [ "$only" = engine ]; then
+  engine_steps
+  step "result"
+  if [ "$failed" -eq 0 ]; then echo "gpu-check: all passed"; else echo "gpu-check: FAILED"; fi
+  exit "$failed"
+fi
 
 step "the CUDA example's known answer (examples/cuda/stalls.cpp)"
 "$bundle/test/cuda_stalls_known_answer.sh" "$bundle/bin/cuda_stalls" \
@@ -56,6 +102,8 @@ step "host cost per kernel launch (bench/gpu)"
 step "probe cost on this machine's CPU (bench/probe_overhead)"
 "$bundle/test/run_probe_overhead.sh" "$bundle" 2>&1 | tee "$out/probe-overhead.txt"
 [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
+
+engine_steps
 
 step "result"
 if [ "$failed" -eq 0 ]; then echo "gpu-check: all passed"; else echo "gpu-check: FAILED"; fi

@@ -72,11 +72,4 @@ std::string CpuModelRunner::describe() const {
          std::string(dtype_name(kv_->dtype())) + ")";
 }
 
-std::unique_ptr<ModelRunner> make_model_runner(const EngineConfig &config,
-                                               const ModelConfig &model,
-                                               const Checkpoint &checkpoint) {
-  // validate() accepts only the devices this build has.
-  return std::make_unique<CpuModelRunner>(config, model, checkpoint);
-}
-
 } // namespace engine

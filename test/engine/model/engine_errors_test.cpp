@@ -88,7 +88,7 @@ TEST(EngineErrors, OptionsAreValidatedWithTheirNames) {
        "tensor_parallel_size"},
       {[](EngineConfig &c) { c.gpu_memory_utilization = 1.5; },
        "gpu_memory_utilization"},
-      {[](EngineConfig &c) { c.device = "cuda"; }, "device"},
+      {[](EngineConfig &c) { c.device = "tpu"; }, "device 'tpu'"},
       {[](EngineConfig &c) { c.max_num_batched_tokens = 32; },
        "max_num_batched_tokens"},
       {[](EngineConfig &c) { c.num_kvcache_blocks = 2; }, "KV cache"},

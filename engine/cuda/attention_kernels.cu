@@ -1,0 +1,392 @@
+// engine/cuda/attention_kernels.cu - causal attention over the paged bf16 KV
+// cache: a prefill kernel for any number of query tokens per sequence, and a
+// decode kernel split along the sequence with a combine pass.
+//
+// Both read every key from the cache (the new tokens' keys were stored
+// first), so a cached prefix costs nothing extra and the arithmetic is the
+// CPU backend's: fp32 scores with the scale folded into q, an online softmax
+// with a running maximum, fp32 accumulation, one rounding to bf16 at the end.
+// A query head h reads KV head h / (heads / kv_heads) (GQA): one block serves
+// every query head of its KV head, so each key is loaded once for the group.
+#include "engine/cuda/kernels.h"
+
+#include <cuda_bf16.h>
+
+#include <cfloat>
+
+namespace engine::cuda {
+
+namespace {
+__device__ __forceinline__ float bf(uint16_t h) {
+  return __uint_as_float(uint32_t(h) << 16);
+}
+__device__ __forceinline__ uint16_t to_bf(float f) {
+  return __bfloat16_as_ushort(__float2bfloat16_rn(f));
+}
+__device__ __forceinline__ float warp_max(float v) {
+  for (int o = 16; o > 0; o >>= 1)
+    v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+__device__ __forceinline__ float warp_sum(float v) {
+  for (int o = 16; o > 0; o >>= 1)
+    v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
+
+/// Where position pos of sequence s lives in the cache (slot · kv_heads).
+__device__ __forceinline__ int64_t kv_row(const PagedKvView &kv, int s,
+                                          int pos) {
+  const int block =
+      kv.block_tables[int64_t(s) * kv.table_width + pos / kv.block_size];
+  return (int64_t(block) * kv.block_size + pos % kv.block_size) * kv.kv_heads;
+}
+
+// ---- prefill ---------------------------------------------------------------
+// A block takes 32 query rows (row = token · group + head within the group)
+// of one sequence and one KV head, 8 per warp; keys come in chunks of 32,
+// one per lane for the scores, and each lane accumulates its own dimensions.
+constexpr int kRowsPerWarp = 8;
+constexpr int kWarps = 4;
+constexpr int kRows = kRowsPerWarp * kWarps;
+constexpr int kKeys = 32;
+
+template <int HD>
+__global__ void __launch_bounds__(kWarps * 32)
+    prefill_attention_kernel(const uint16_t *q, int heads,
+                             const int32_t *cu_seqlens_q, PagedKvView kv,
+                             float scale, uint16_t *out) {
+  constexpr int kPairs = HD / 2;
+  constexpr int kPairsPerLane = (kPairs + 31) / 32;
+  __shared__ float qs[kRows][HD];
+  __shared__ __nv_bfloat162 ks[kKeys][kPairs + 1]; // +1: lanes hit all banks
+  __shared__ __nv_bfloat162 vs[kKeys][kPairs];
+  __shared__ float ps[kWarps][kRowsPerWarp][kKeys];
+
+  const int s = blockIdx.z, kvh = blockIdx.y;
+  const int q0 = cu_seqlens_q[s], nq = cu_seqlens_q[s + 1] - q0;
+  const int group = heads / kv.kv_heads;
+  const int rows = nq * group;
+  const int row0 = blockIdx.x * kRows;
+  if (row0 >= rows)
+    return;
+  const int first_pos = kv.context_lens[s] - nq; // position of query 0
+  const int last_row = min(row0 + kRows, rows) - 1;
+  const int key_end = first_pos + last_row / group + 1;
+
+  for (int i = threadIdx.x; i < kRows * HD; i += blockDim.x) {
+    const int r = i / HD, d = i % HD, row = row0 + r;
+    float v = 0.f;
+    if (row < rows) {
+      const int h = kvh * group + row % group;
+      v = bf(q[(int64_t(q0 + row / group) * heads + h) * HD + d]);
+    }
+    qs[r][d] = v * scale;
+  }
+
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  float m[kRowsPerWarp], l[kRowsPerWarp];
+  float acc[kRowsPerWarp][2 * kPairsPerLane];
+  int qpos[kRowsPerWarp];
+#pragma unroll
+  for (int j = 0; j < kRowsPerWarp; ++j) {
+    const int row = row0 + warp * kRowsPerWarp + j;
+    qpos[j] = row < rows ? first_pos + row / group : -1; // −1: no keys
+    m[j] = -FLT_MAX;
+    l[j] = 0.f;
+#pragma unroll
+    for (int a = 0; a < 2 * kPairsPerLane; ++a)
+      acc[j][a] = 0.f;
+  }
+
+  for (int k0 = 0; k0 < key_end; k0 += kKeys) {
+    __syncthreads(); // the previous chunk is no longer read
+    for (int i = threadIdx.x; i < kKeys * kPairs; i += blockDim.x) {
+      const int j = i / kPairs, p = i % kPairs, pos = k0 + j;
+      __nv_bfloat162 kk = __floats2bfloat162_rn(0.f, 0.f), vv = kk;
+      if (pos < key_end) {
+        const int64_t r = (kv_row(kv, s, pos) + kvh) * HD;
+        kk = reinterpret_cast<const __nv_bfloat162 *>(kv.k + r)[p];
+        vv = reinterpret_cast<const __nv_bfloat162 *>(kv.v + r)[p];
+      }
+      ks[j][p] = kk;
+      vs[j][p] = vv;
+    }
+    __syncthreads();
+
+    float sc[kRowsPerWarp];
+#pragma unroll
+    for (int j = 0; j < kRowsPerWarp; ++j)
+      sc[j] = 0.f;
+#pragma unroll 4
+    for (int p = 0; p < kPairs; ++p) {
+      const float2 kf = __bfloat1622float2(ks[lane][p]);
+#pragma unroll
+      for (int j = 0; j < kRowsPerWarp; ++j) {
+        const float2 qf = *reinterpret_cast<const float2 *>(
+            &qs[warp * kRowsPerWarp + j][2 * p]);
+        sc[j] += qf.x * kf.x + qf.y * kf.y;
+      }
+    }
+    const int key = k0 + lane;
+#pragma unroll
+    for (int j = 0; j < kRowsPerWarp; ++j) {
+      const bool live = key <= qpos[j];
+      const float mx = warp_max(live ? sc[j] : -FLT_MAX);
+      const float m_new = fmaxf(m[j], mx);
+      // No live key yet: nothing to add, nothing to rescale.
+      const float p = live ? __expf(sc[j] - m_new) : 0.f;
+      const float alpha = m[j] == -FLT_MAX ? 0.f : __expf(m[j] - m_new);
+      l[j] = l[j] * alpha + warp_sum(p);
+      m[j] = m_new;
+#pragma unroll
+      for (int a = 0; a < 2 * kPairsPerLane; ++a)
+        acc[j][a] *= alpha;
+      ps[warp][j][lane] = p;
+    }
+    __syncwarp();
+    for (int key_i = 0; key_i < kKeys; ++key_i) {
+#pragma unroll
+      for (int pp = 0; pp < kPairsPerLane; ++pp) {
+        const int p = lane + 32 * pp;
+        if (p < kPairs) {
+          const float2 vf = __bfloat1622float2(vs[key_i][p]);
+#pragma unroll
+          for (int j = 0; j < kRowsPerWarp; ++j) {
+            const float w = ps[warp][j][key_i];
+            acc[j][2 * pp] += w * vf.x;
+            acc[j][2 * pp + 1] += w * vf.y;
+          }
+        }
+      }
+    }
+    __syncwarp();
+  }
+
+#pragma unroll
+  for (int j = 0; j < kRowsPerWarp; ++j) {
+    const int row = row0 + warp * kRowsPerWarp + j;
+    if (row >= rows)
+      continue;
+    const int h = kvh * group + row % group;
+    uint16_t *o = out + (int64_t(q0 + row / group) * heads + h) * HD;
+    const float inv = l[j] > 0.f ? 1.f / l[j] : 0.f;
+#pragma unroll
+    for (int pp = 0; pp < kPairsPerLane; ++pp) {
+      const int p = lane + 32 * pp;
+      if (p < kPairs) {
+        o[2 * p] = to_bf(acc[j][2 * pp] * inv);
+        o[2 * p + 1] = to_bf(acc[j][2 * pp + 1] * inv);
+      }
+    }
+  }
+}
+
+// ---- decode ----------------------------------------------------------------
+// Block (partition, KV head, sequence): the group's query heads against up
+// to kDecodePartition keys. Scores go to shared memory, each head's max and
+// sum are reduced by one warp, and the block writes the unnormalized partial
+// output with its max and sum for the combine kernel.
+constexpr int kDecodeThreads = 128;
+constexpr int kMaxGroup = 16;
+
+template <int HD>
+__global__ void __launch_bounds__(kDecodeThreads)
+    decode_attention_kernel(const uint16_t *q, int heads, PagedKvView kv,
+                            float scale, int max_parts, float *ws_acc,
+                            float *ws_max, float *ws_sum) {
+  constexpr int kPairs = HD / 2;
+  __shared__ float qs[kMaxGroup][HD];
+  __shared__ float sc[kMaxGroup][kDecodePartition];
+  __shared__ int64_t rows[kDecodePartition];
+
+  const int part = blockIdx.x, kvh = blockIdx.y, s = blockIdx.z;
+  const int context = kv.context_lens[s];
+  const int start = part * kDecodePartition;
+  if (start >= context)
+    return;
+  const int n = min(context - start, kDecodePartition);
+  const int group = heads / kv.kv_heads;
+
+  for (int i = threadIdx.x; i < group * HD; i += blockDim.x)
+    qs[i / HD][i % HD] =
+        bf(q[(int64_t(s) * heads + kvh * group) * HD + i]) * scale;
+  __syncthreads();
+
+  for (int j = threadIdx.x; j < n; j += blockDim.x) {
+    const int64_t r = (kv_row(kv, s, start + j) + kvh) * HD;
+    rows[j] = r;
+    float dot[kMaxGroup];
+#pragma unroll
+    for (int g = 0; g < kMaxGroup; ++g)
+      dot[g] = 0.f;
+    const uint4 *k = reinterpret_cast<const uint4 *>(kv.k + r);
+#pragma unroll 2
+    for (int c = 0; c < HD / 8; ++c) {
+      const uint4 raw = k[c];
+      const uint32_t w[4] = {raw.x, raw.y, raw.z, raw.w};
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const float lo = __uint_as_float(w[e] << 16);
+        const float hi = __uint_as_float(w[e] & 0xffff0000u);
+#pragma unroll
+        for (int g = 0; g < kMaxGroup; ++g)
+          if (g < group)
+            dot[g] += qs[g][c * 8 + 2 * e] * lo + qs[g][c * 8 + 2 * e + 1] * hi;
+      }
+    }
+#pragma unroll
+    for (int g = 0; g < kMaxGroup; ++g)
+      if (g < group)
+        sc[g][j] = dot[g];
+  }
+  __syncthreads();
+
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int64_t ws_row0 = int64_t(s) * heads + kvh * group;
+  for (int g = warp; g < group; g += kDecodeThreads / 32) {
+    float mx = -FLT_MAX;
+    for (int j = lane; j < n; j += 32)
+      mx = fmaxf(mx, sc[g][j]);
+    mx = warp_max(mx);
+    float sum = 0.f;
+    for (int j = lane; j < n; j += 32) {
+      const float p = __expf(sc[g][j] - mx);
+      sc[g][j] = p;
+      sum += p;
+    }
+    sum = warp_sum(sum);
+    if (lane == 0) {
+      ws_max[(ws_row0 + g) * max_parts + part] = mx;
+      ws_sum[(ws_row0 + g) * max_parts + part] = sum;
+    }
+  }
+  __syncthreads();
+
+  for (int item = threadIdx.x; item < group * kPairs; item += blockDim.x) {
+    const int g = item / kPairs, p = item % kPairs;
+    float ax = 0.f, ay = 0.f;
+    for (int j = 0; j < n; ++j) {
+      const float2 vf = __bfloat1622float2(
+          reinterpret_cast<const __nv_bfloat162 *>(kv.v + rows[j])[p]);
+      ax += sc[g][j] * vf.x;
+      ay += sc[g][j] * vf.y;
+    }
+    float *o = ws_acc + ((ws_row0 + g) * max_parts + part) * HD;
+    o[2 * p] = ax;
+    o[2 * p + 1] = ay;
+  }
+}
+
+template <int HD>
+__global__ void decode_combine_kernel(int heads, const int32_t *context_lens,
+                                      int max_parts, const float *ws_acc,
+                                      const float *ws_max, const float *ws_sum,
+                                      uint16_t *out) {
+  const int s = blockIdx.x, h = blockIdx.y;
+  const int context = context_lens[s];
+  const int parts = (context + kDecodePartition - 1) / kDecodePartition;
+  const int64_t row = int64_t(s) * heads + h;
+  const float *mx = ws_max + row * max_parts;
+  const float *sm = ws_sum + row * max_parts;
+  float m = -FLT_MAX;
+  for (int p = 0; p < parts; ++p)
+    m = fmaxf(m, mx[p]);
+  float denom = 0.f;
+  for (int p = 0; p < parts; ++p)
+    denom += __expf(mx[p] - m) * sm[p];
+  const float inv = denom > 0.f ? 1.f / denom : 0.f;
+  for (int d = threadIdx.x; d < HD; d += blockDim.x) {
+    float o = 0.f;
+    for (int p = 0; p < parts; ++p)
+      o += __expf(mx[p] - m) * ws_acc[(row * max_parts + p) * HD + d];
+    out[row * HD + d] = to_bf(o * inv);
+  }
+}
+
+int parts_for(int max_context) {
+  return (max_context + kDecodePartition - 1) / kDecodePartition;
+}
+
+template <int HD>
+void prefill(const uint16_t *q, int heads, const int32_t *cu, int num_seqs,
+             int max_q_len, PagedKvView kv, float scale, uint16_t *out,
+             cudaStream_t stream) {
+  const int group = heads / kv.kv_heads;
+  const int x = (max_q_len * group + kRows - 1) / kRows;
+  prefill_attention_kernel<HD>
+      <<<dim3(x, kv.kv_heads, num_seqs), kWarps * 32, 0, stream>>>(
+          q, heads, cu, kv, scale, out);
+}
+
+template <int HD>
+void decode(const uint16_t *q, int heads, int num_seqs, int max_context,
+            PagedKvView kv, float scale, float *ws, uint16_t *out,
+            cudaStream_t stream) {
+  const int parts = parts_for(max_context);
+  const int64_t rows = int64_t(num_seqs) * heads * parts;
+  float *acc = ws, *mx = ws + rows * HD, *sum = mx + rows;
+  decode_attention_kernel<HD>
+      <<<dim3(parts, kv.kv_heads, num_seqs), kDecodeThreads, 0, stream>>>(
+          q, heads, kv, scale, parts, acc, mx, sum);
+  decode_combine_kernel<HD> < <<dim3(num_seqs, heads),
+                                HD<32 ? 32 : HD, 0, stream>>>(
+                                  heads, kv.context_lens, parts, acc, mx, sum,
+                                  out);
+}
+} // namespace
+
+bool attention_supports_head_dim(int head_dim) {
+  return head_dim == 16 || head_dim == 32 || head_dim == 64 || head_dim == 128;
+}
+
+int64_t decode_attention_workspace(int num_seqs, int heads, int head_dim,
+                                   int max_context) {
+  return int64_t(num_seqs) * heads * parts_for(max_context) * (head_dim + 2);
+}
+
+void launch_prefill_attention(const uint16_t *q, int heads,
+                              const int32_t *cu_seqlens_q, int num_seqs,
+                              int max_q_len, PagedKvView kv, float scale,
+                              uint16_t *out, cudaStream_t stream) {
+  if (num_seqs <= 0 || max_q_len <= 0)
+    return;
+  switch (kv.head_dim) {
+  case 16:
+    return prefill<16>(q, heads, cu_seqlens_q, num_seqs, max_q_len, kv, scale,
+                       out, stream);
+  case 32:
+    return prefill<32>(q, heads, cu_seqlens_q, num_seqs, max_q_len, kv, scale,
+                       out, stream);
+  case 64:
+    return prefill<64>(q, heads, cu_seqlens_q, num_seqs, max_q_len, kv, scale,
+                       out, stream);
+  case 128:
+    return prefill<128>(q, heads, cu_seqlens_q, num_seqs, max_q_len, kv, scale,
+                        out, stream);
+  }
+}
+
+void launch_decode_attention(const uint16_t *q, int heads, int num_seqs,
+                             int max_context, PagedKvView kv, float scale,
+                             float *workspace, uint16_t *out,
+                             cudaStream_t stream) {
+  if (num_seqs <= 0 || max_context <= 0)
+    return;
+  switch (kv.head_dim) {
+  case 16:
+    return decode<16>(q, heads, num_seqs, max_context, kv, scale, workspace,
+                      out, stream);
+  case 32:
+    return decode<32>(q, heads, num_seqs, max_context, kv, scale, workspace,
+                      out, stream);
+  case 64:
+    return decode<64>(q, heads, num_seqs, max_context, kv, scale, workspace,
+                      out, stream);
+  case 128:
+    return decode<128>(q, heads, num_seqs, max_context, kv, scale, workspace,
+                       out, stream);
+  }
+}
+
+} // namespace engine::cuda

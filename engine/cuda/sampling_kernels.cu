@@ -1,0 +1,194 @@
+// engine/cuda/sampling_kernels.cu - one token per row of logits, on the
+// device: greedy, temperature, top-k, top-p and an inverse-CDF draw.
+//
+// One block of 1024 threads per row. Nothing is sorted: the top-k and top-p
+// cuts are thresholds found by bisection on the bit patterns of the
+// unnormalized probabilities e = exp((x − max) / T) ∈ [0, 1] (non-negative
+// floats order as their bits do), each step one block reduction. Every
+// reduction adds in a fixed order, so a row always gives the same token.
+#include "engine/cuda/kernels.h"
+
+#include <cfloat>
+#include <cstdint>
+
+namespace engine::cuda {
+
+namespace {
+constexpr int kThreads = 1024;
+
+__device__ float block_sum(float v, float *scratch) {
+  for (int o = 16; o > 0; o >>= 1)
+    v += __shfl_xor_sync(0xffffffffu, v, o);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  __syncthreads();
+  if (lane == 0)
+    scratch[warp] = v;
+  __syncthreads();
+  v = scratch[lane];
+  for (int o = 16; o > 0; o >>= 1)
+    v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
+
+/// (value, index) of the row's largest non-NaN element, lowest index on
+/// ties; index 0 when every element is NaN.
+__device__ int block_argmax(const float *x, int n, float *sv, int *si) {
+  float best = -INFINITY;
+  int at = n; // none yet
+  for (int i = threadIdx.x; i < n; i += blockDim.x) {
+    const float v = x[i];
+    if (v > best || (v == best && at == n)) { // first index that reaches best
+      best = v;
+      at = i;
+    }
+  }
+  for (int o = 16; o > 0; o >>= 1) {
+    const float ov = __shfl_xor_sync(0xffffffffu, best, o);
+    const int oi = __shfl_xor_sync(0xffffffffu, at, o);
+    if (ov > best || (ov == best && oi < at)) {
+      best = ov;
+      at = oi;
+    }
+  }
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  __syncthreads();
+  if (lane == 0) {
+    sv[warp] = best;
+    si[warp] = at;
+  }
+  __syncthreads();
+  best = sv[lane];
+  at = si[lane];
+  for (int o = 16; o > 0; o >>= 1) {
+    const float ov = __shfl_xor_sync(0xffffffffu, best, o);
+    const int oi = __shfl_xor_sync(0xffffffffu, at, o);
+    if (ov > best || (ov == best && oi < at)) {
+      best = ov;
+      at = oi;
+    }
+  }
+  return at == n ? 0 : at;
+}
+
+/// The largest bit pattern c in [lo, hi) with f(c) ≥ target, where
+/// f(c) = Σ over e ≥ float(c) of weight(e) falls as c grows and f(lo) ≥
+/// target. count: weight 1 (top-k), else weight e (top-p).
+__device__ uint32_t bisect_threshold(const float *e, int n, uint32_t lo,
+                                     uint32_t hi, float target, bool count,
+                                     float *scratch) {
+  while (hi - lo > 1) {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    const float c = __uint_as_float(mid);
+    float f = 0.f;
+    for (int i = threadIdx.x; i < n; i += blockDim.x)
+      if (e[i] >= c)
+        f += count ? 1.f : e[i];
+    if (block_sum(f, scratch) >= target)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+__global__ void __launch_bounds__(kThreads)
+    sample_kernel(float *logits, int vocab, SamplingView params,
+                  int32_t *tokens) {
+  __shared__ float scratch[32];
+  __shared__ int iscratch[32];
+  __shared__ float chunk_prefix[kThreads];
+  const int row = blockIdx.x;
+  float *x = logits + int64_t(row) * vocab;
+  const float temperature = params.temperature[row];
+
+  const int greedy = block_argmax(x, vocab, scratch, iscratch);
+  const float top = x[greedy];
+  // Overwritten by the draw below; kept if rounding left no chunk to walk.
+  if (threadIdx.x == 0)
+    tokens[row] = greedy;
+  // Greedy, and the CPU Sampler's fallback for an infinite maximum.
+  if (!(temperature > 0.f) || isinf(top) || isnan(top))
+    return;
+
+  // e = exp((x − max) / T); NaN logits get no mass.
+  const float inv_t = 1.f / temperature;
+  for (int i = threadIdx.x; i < vocab; i += blockDim.x) {
+    const float v = x[i];
+    x[i] = isnan(v) ? 0.f : __expf((v - top) * inv_t);
+  }
+  __syncthreads();
+
+  // Bit patterns of [0, 1]: 0 … 0x3f800000 (e of the maximum is exactly 1).
+  const uint32_t one_plus = 0x3f800001u;
+  const int k = params.top_k[row];
+  if (k > 0 && k < vocab) {
+    const float c = __uint_as_float(
+        bisect_threshold(x, vocab, 0, one_plus, float(k), true, scratch));
+    for (int i = threadIdx.x; i < vocab; i += blockDim.x)
+      if (x[i] < c)
+        x[i] = 0.f;
+    __syncthreads();
+  }
+  const float p = params.top_p[row];
+  if (p < 1.f) {
+    float z = 0.f;
+    for (int i = threadIdx.x; i < vocab; i += blockDim.x)
+      z += x[i];
+    z = block_sum(z, scratch);
+    const float c = __uint_as_float(
+        bisect_threshold(x, vocab, 0, one_plus, p * z, false, scratch));
+    for (int i = threadIdx.x; i < vocab; i += blockDim.x)
+      if (x[i] < c)
+        x[i] = 0.f;
+    __syncthreads();
+  }
+
+  // Inverse CDF in vocabulary order: contiguous chunks per thread, their
+  // sums scanned, and the chunk holding the target walked.
+  const int chunk = (vocab + kThreads - 1) / kThreads;
+  const int begin = min(vocab, int(threadIdx.x) * chunk);
+  const int end = min(vocab, begin + chunk);
+  float mine = 0.f;
+  for (int i = begin; i < end; ++i)
+    mine += x[i];
+  chunk_prefix[threadIdx.x] = mine;
+  __syncthreads();
+  if (threadIdx.x == 0) { // 1024 adds, once per row: simple and exact order
+    float run = 0.f;
+    for (int t = 0; t < kThreads; ++t) {
+      const float v = chunk_prefix[t];
+      chunk_prefix[t] = run;
+      run += v;
+    }
+    scratch[0] = run;
+  }
+  __syncthreads();
+  const float target = params.uniform[row] * scratch[0];
+  const float before = chunk_prefix[threadIdx.x];
+  const bool last_nonempty = mine > 0.f && before + mine >= scratch[0];
+  if (mine > 0.f && before <= target &&
+      (target < before + mine || last_nonempty)) {
+    // Rounding can leave the walk short of the target: the chunk's last
+    // token with mass is taken then.
+    float run = before;
+    int pick = -1;
+    for (int i = begin; i < end; ++i) {
+      if (x[i] <= 0.f)
+        continue;
+      pick = i;
+      run += x[i];
+      if (run > target)
+        break;
+    }
+    tokens[row] = pick;
+  }
+}
+} // namespace
+
+void launch_sample(float *logits, int rows, int vocab, SamplingView params,
+                   int32_t *tokens, cudaStream_t stream) {
+  if (rows > 0)
+    sample_kernel<<<rows, kThreads, 0, stream>>>(logits, vocab, params, tokens);
+}
+
+} // namespace engine::cuda

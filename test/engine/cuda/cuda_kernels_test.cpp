@@ -1,0 +1,488 @@
+// Each CUDA kernel against the CPU backend's kernel on fresh random inputs:
+// outputs are poisoned (all bits set: NaN) before every launch, so an
+// element a kernel fails to write shows, and compared within bf16's
+// rounding. Needs a GPU (ctest label gpu; skipped without one).
+#include "engine/cpu/attention.h"
+#include "engine/cpu/ops.h"
+#include "engine/cpu/thread_pool.h"
+#include "engine/cuda/device_buffer.h"
+#include "engine/cuda/kernels.h"
+#include "engine/dtype.h"
+#include "engine/sampler.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+
+using namespace engine;
+using namespace engine::cuda;
+
+namespace {
+std::mt19937_64 &rng() {
+  static std::mt19937_64 r(20261126);
+  return r;
+}
+
+std::vector<float> randn(size_t n, float scale = 1.f) {
+  std::normal_distribution<float> d(0.f, scale);
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = d(rng());
+  return v;
+}
+
+std::vector<uint16_t> to_bf16(const std::vector<float> &v) {
+  std::vector<uint16_t> out(v.size());
+  for (size_t i = 0; i < v.size(); ++i)
+    out[i] = f32_to_bf16(v[i]);
+  return out;
+}
+std::vector<float> from_bf16(const std::vector<uint16_t> &v) {
+  std::vector<float> out(v.size());
+  for (size_t i = 0; i < v.size(); ++i)
+    out[i] = bf16_to_f32(v[i]);
+  return out;
+}
+/// The values the device sees: rounded to bf16.
+std::vector<float> rounded(const std::vector<float> &v) {
+  return from_bf16(to_bf16(v));
+}
+
+template <class T> DeviceBuffer<T> upload(const std::vector<T> &v) {
+  DeviceBuffer<T> d(v.size(), "test upload");
+  check(cudaMemcpy(d.get(), v.data(), d.bytes(), cudaMemcpyHostToDevice),
+        "test upload");
+  return d;
+}
+template <class T> DeviceBuffer<T> poisoned(size_t n) {
+  DeviceBuffer<T> d(n, "test buffer");
+  check(cudaMemset(d.get(), 0xff, d.bytes()), "poisoning");
+  return d;
+}
+template <class T> std::vector<T> download(const DeviceBuffer<T> &d) {
+  check(cudaDeviceSynchronize(), "test kernels");
+  std::vector<T> v(d.size());
+  check(cudaMemcpy(v.data(), d.get(), d.bytes(), cudaMemcpyDeviceToHost),
+        "test download");
+  return v;
+}
+
+/// Largest |a − b| / (1 + |b|) (NaN counts as infinite).
+double max_rel_err(const std::vector<float> &a, const std::vector<float> &b) {
+  EXPECT_EQ(a.size(), b.size());
+  double worst = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const double e = std::abs(double(a[i]) - b[i]) / (1 + std::abs(b[i]));
+    worst = std::isnan(e) ? INFINITY : std::max(worst, e);
+  }
+  return worst;
+}
+
+// Two bf16 roundings of values around 1 (the kernel's and the
+// comparison's): 2 · 2^-8 relative, with room for fp32 summation order.
+constexpr double kBf16Tol = 1.6e-2;
+} // namespace
+
+TEST(CudaKernels, EmbeddingRowsWidenToFp32) {
+  const int vocab = 300, hidden = 96, n = 17;
+  const auto table = to_bf16(randn(size_t(vocab) * hidden));
+  std::vector<int32_t> ids(n);
+  for (int32_t &id : ids)
+    id = int32_t(rng()() % vocab);
+  auto d_table = upload(table);
+  auto d_ids = upload(ids);
+  auto d_x = poisoned<float>(size_t(n) * hidden);
+  launch_embedding(d_table.get(), vocab, hidden, d_ids.get(), n, d_x.get(), 0);
+  const auto x = download(d_x);
+  for (int t = 0; t < n; ++t)
+    for (int k = 0; k < hidden; ++k)
+      ASSERT_EQ(x[size_t(t) * hidden + k],
+                bf16_to_f32(table[size_t(ids[t]) * hidden + k]));
+}
+
+TEST(CudaKernels, AddRmsNormMatchesTheCpu) {
+  for (int dim : {48, 1024, 2560}) {
+    const int rows = 9;
+    const auto residual = randn(size_t(rows) * dim);
+    const auto delta = rounded(randn(size_t(rows) * dim, 0.5f));
+    const auto weight = randn(size_t(dim), 0.3f);
+    auto d_res = upload(residual);
+    auto d_delta = upload(to_bf16(delta));
+    auto d_w = upload(weight);
+    auto d_out = poisoned<uint16_t>(size_t(rows) * dim);
+    launch_add_rms_norm(d_res.get(), d_delta.get(), d_w.get(), nullptr, rows,
+                        dim, 1e-6f, d_out.get(), 0);
+    std::vector<float> cpu_res = residual, cpu_out(residual.size());
+    add_rms_norm(cpu_res.data(), delta.data(), weight.data(), cpu_out.data(),
+                 rows, dim, 1e-6f);
+    EXPECT_LT(max_rel_err(download(d_res), cpu_res), 1e-6) << dim;
+    EXPECT_LT(max_rel_err(from_bf16(download(d_out)), cpu_out), kBf16Tol)
+        << dim;
+
+    // Gathered rows (the final norm): only those rows, in the given order.
+    const std::vector<int32_t> pick = {7, 2};
+    auto d_rows = upload(pick);
+    auto d_res2 = upload(residual);
+    auto d_out2 = poisoned<uint16_t>(2 * size_t(dim));
+    launch_add_rms_norm(d_res2.get(), d_delta.get(), d_w.get(), d_rows.get(), 2,
+                        dim, 1e-6f, d_out2.get(), 0);
+    const auto out2 = from_bf16(download(d_out2));
+    for (int r = 0; r < 2; ++r) {
+      std::vector<float> got(out2.begin() + r * dim,
+                             out2.begin() + (r + 1) * dim);
+      std::vector<float> want(cpu_out.begin() + pick[r] * dim,
+                              cpu_out.begin() + (pick[r] + 1) * dim);
+      EXPECT_LT(max_rel_err(got, want), kBf16Tol) << dim << " row " << r;
+    }
+  }
+}
+
+TEST(CudaKernels, QkNormRopeStoreMatchesTheCpu) {
+  struct Shape {
+    int heads, kv_heads, hd;
+  };
+  for (Shape s : {Shape{16, 8, 128}, Shape{4, 1, 16}, Shape{8, 4, 64}}) {
+    const int n = 11, block = 4, blocks = 8;
+    const int width = (s.heads + 2 * s.kv_heads) * s.hd;
+    const auto qkv = rounded(randn(size_t(n) * width));
+    const auto qn = randn(size_t(s.hd), 0.3f), kn = randn(size_t(s.hd), 0.3f);
+    RopeTable rope(s.hd, 1e6, 64);
+    std::vector<int32_t> pos(n), slots(n);
+    for (int t = 0; t < n; ++t) {
+      pos[t] = int32_t(rng()() % 64);
+      slots[t] = t == 3 ? -1 : (t * 5 + 1) % (block * blocks); // 3: skipped
+    }
+    auto d_qkv = upload(to_bf16(qkv));
+    auto d_qn = upload(qn), d_kn = upload(kn);
+    std::vector<float> cos_t(rope.cos(0), rope.cos(0) + 64 * s.hd / 2);
+    std::vector<float> sin_t(rope.sin(0), rope.sin(0) + 64 * s.hd / 2);
+    auto d_cos = upload(cos_t), d_sin = upload(sin_t);
+    auto d_pos = upload(pos), d_slots = upload(slots);
+    auto d_q = poisoned<uint16_t>(size_t(n) * s.heads * s.hd);
+    const size_t cache = size_t(block) * blocks * s.kv_heads * s.hd;
+    auto d_k = poisoned<uint16_t>(cache), d_v = poisoned<uint16_t>(cache);
+    launch_qk_norm_rope_store(d_qkv.get(), n, {s.heads, s.kv_heads, s.hd},
+                              d_qn.get(), d_kn.get(), 1e-6f, d_cos.get(),
+                              d_sin.get(), d_pos.get(), d_slots.get(),
+                              d_q.get(), d_k.get(), d_v.get(), 0);
+    // CPU: per-head norm, then RoPE, on q and k split out of qkv.
+    std::vector<float> q(size_t(n) * s.heads * s.hd),
+        k(size_t(n) * s.kv_heads * s.hd), v(k.size());
+    for (int t = 0; t < n; ++t) {
+      const float *row = &qkv[size_t(t) * width];
+      std::copy(row, row + s.heads * s.hd, &q[size_t(t) * s.heads * s.hd]);
+      std::copy(row + s.heads * s.hd, row + (s.heads + s.kv_heads) * s.hd,
+                &k[size_t(t) * s.kv_heads * s.hd]);
+      std::copy(row + (s.heads + s.kv_heads) * s.hd, row + width,
+                &v[size_t(t) * s.kv_heads * s.hd]);
+    }
+    rms_norm(q.data(), qn.data(), q.data(), int64_t(n) * s.heads, s.hd, 1e-6f);
+    rms_norm(k.data(), kn.data(), k.data(), int64_t(n) * s.kv_heads, s.hd,
+             1e-6f);
+    engine::rope(rope, pos.data(), n, q.data(), s.heads);
+    engine::rope(rope, pos.data(), n, k.data(), s.kv_heads);
+    EXPECT_LT(max_rel_err(from_bf16(download(d_q)), q), kBf16Tol) << s.hd;
+    const auto kc = download(d_k), vc = download(d_v);
+    const size_t row = size_t(s.kv_heads) * s.hd;
+    std::vector<bool> written(size_t(block) * blocks, false);
+    for (int t = 0; t < n; ++t) {
+      if (slots[t] < 0)
+        continue;
+      written[size_t(slots[t])] = true;
+      std::vector<float> got_k(row), got_v(row), want_k(row), want_v(row);
+      for (size_t i = 0; i < row; ++i) {
+        got_k[i] = bf16_to_f32(kc[size_t(slots[t]) * row + i]);
+        got_v[i] = bf16_to_f32(vc[size_t(slots[t]) * row + i]);
+        want_k[i] = k[size_t(t) * row + i];
+        want_v[i] = v[size_t(t) * row + i];
+      }
+      EXPECT_LT(max_rel_err(got_k, want_k), kBf16Tol) << s.hd;
+      EXPECT_EQ(got_v, want_v) << s.hd; // v is copied as it is
+    }
+    // Slots no token maps to keep their poison.
+    for (size_t sl = 0; sl < written.size(); ++sl)
+      if (!written[sl])
+        for (size_t i = 0; i < row; ++i)
+          ASSERT_EQ(kc[sl * row + i], 0xffff) << "slot " << sl;
+  }
+}
+
+TEST(CudaKernels, SiluMulMatchesTheCpu) {
+  const int n = 7, dim = 3072 + 5;
+  const auto gate = rounded(randn(size_t(n) * dim, 2.f));
+  const auto up = rounded(randn(size_t(n) * dim));
+  std::vector<float> fused(size_t(n) * 2 * dim);
+  for (int t = 0; t < n; ++t) {
+    std::copy(&gate[size_t(t) * dim], &gate[size_t(t + 1) * dim],
+              &fused[size_t(t) * 2 * dim]);
+    std::copy(&up[size_t(t) * dim], &up[size_t(t + 1) * dim],
+              &fused[size_t(t) * 2 * dim + dim]);
+  }
+  auto d_in = upload(to_bf16(fused));
+  auto d_out = poisoned<uint16_t>(size_t(n) * dim);
+  launch_silu_mul(d_in.get(), n, dim, d_out.get(), 0);
+  std::vector<float> want(size_t(n) * dim);
+  silu_mul(gate.data(), up.data(), want.data(), n, dim);
+  EXPECT_LT(max_rel_err(from_bf16(download(d_out)), want), kBf16Tol);
+}
+
+namespace {
+/// A paged bf16 cache with blocks handed out in a shuffled order, and
+/// sequences with the given query and context lengths.
+struct AttentionCase {
+  int heads, kv_heads, hd, block;
+  std::vector<int> q_lens, ctx_lens;
+
+  void run(bool decode) const {
+    const int seqs = int(q_lens.size());
+    int blocks_needed = 0, width = 0;
+    for (int c : ctx_lens) {
+      blocks_needed += (c + block - 1) / block;
+      width = std::max(width, (c + block - 1) / block);
+    }
+    width = std::max(width, 1);
+    const int num_blocks = blocks_needed + 3;
+    std::vector<int32_t> order(static_cast<size_t>(num_blocks));
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), rng());
+    std::vector<int32_t> tables(size_t(seqs) * width, -1), cu{0};
+    int next = 0;
+    for (int s = 0; s < seqs; ++s) {
+      for (int b = 0; b < (ctx_lens[s] + block - 1) / block; ++b)
+        tables[size_t(s) * width + b] = order[size_t(next++)];
+      cu.push_back(cu.back() + q_lens[s]);
+    }
+    const size_t cache = size_t(num_blocks) * block * kv_heads * hd;
+    const auto k = rounded(randn(cache)), v = rounded(randn(cache));
+    const int total_q = cu.back();
+    const auto q = rounded(randn(size_t(total_q) * heads * hd));
+
+    ThreadPool pool(2);
+    const auto kb = to_bf16(k), vb = to_bf16(v);
+    PagedKv cpu_kv{const_cast<uint16_t *>(kb.data()),
+                   const_cast<uint16_t *>(vb.data()),
+                   block,
+                   kv_heads,
+                   hd,
+                   DType::BF16,
+                   num_blocks};
+    AttentionBatch ab{seqs, cu.data(), ctx_lens.data(), tables.data(), width};
+    const float scale = 1.f / std::sqrt(float(hd));
+    std::vector<float> want(size_t(total_q) * heads * hd);
+    paged_attention(pool, q.data(), heads, ab, cpu_kv, scale, want.data());
+
+    auto d_k = upload(kb), d_v = upload(vb);
+    auto d_q = upload(to_bf16(q));
+    auto d_tables = upload(tables), d_cu = upload(cu), d_ctx = upload(ctx_lens);
+    auto d_out = poisoned<uint16_t>(want.size());
+    const PagedKvView view{d_k.get(), d_v.get(),      block, kv_heads,
+                           hd,        d_tables.get(), width, d_ctx.get()};
+    const int max_ctx = *std::max_element(ctx_lens.begin(), ctx_lens.end());
+    if (decode) {
+      auto ws = poisoned<float>(
+          size_t(decode_attention_workspace(seqs, heads, hd, max_ctx)));
+      launch_decode_attention(d_q.get(), heads, seqs, max_ctx, view, scale,
+                              ws.get(), d_out.get(), 0);
+    } else {
+      launch_prefill_attention(d_q.get(), heads, d_cu.get(), seqs,
+                               *std::max_element(q_lens.begin(), q_lens.end()),
+                               view, scale, d_out.get(), 0);
+    }
+    check_launch("attention");
+    EXPECT_LT(max_rel_err(from_bf16(download(d_out)), want), kBf16Tol)
+        << (decode ? "decode" : "prefill") << " heads " << heads << "/"
+        << kv_heads << " hd " << hd;
+  }
+};
+} // namespace
+
+TEST(CudaKernels, PrefillAttentionMatchesTheCpu) {
+  // Whole prompts, cached prefixes (queries fewer than the context), GQA
+  // groups 1, 2 and 4, every head size, blocks smaller than a key chunk.
+  AttentionCase{16, 8, 128, 256, {100, 37, 1}, {100, 300, 1}}.run(false);
+  AttentionCase{16, 8, 128, 16, {64, 5}, {64, 500}}.run(false);
+  AttentionCase{4, 1, 16, 4, {33, 12}, {33, 40}}.run(false);
+  AttentionCase{4, 4, 32, 8, {70}, {70}}.run(false);
+  AttentionCase{8, 2, 64, 256, {129, 3}, {129, 3}}.run(false);
+}
+
+TEST(CudaKernels, DecodeAttentionMatchesTheCpu) {
+  // One query each; contexts across several 256-key partitions.
+  AttentionCase{16, 8, 128, 256, {1, 1, 1, 1}, {1, 255, 257, 1500}}.run(true);
+  AttentionCase{16, 8, 128, 16, {1, 1}, {700, 33}}.run(true);
+  AttentionCase{4, 1, 16, 4, {1, 1}, {9, 600}}.run(true);
+  AttentionCase{32, 2, 64, 8, {1}, {513}}.run(true);
+  AttentionCase{4, 4, 32, 256, {1, 1}, {2, 1024}}.run(true);
+}
+
+TEST(CudaKernels, DecodeAttentionGivesZeroForGraphPadding) {
+  const int heads = 4, kv_heads = 2, hd = 64;
+  std::vector<int32_t> tables = {-1}, ctx = {0};
+  auto d_tables = upload(tables), d_ctx = upload(ctx);
+  auto d_q = upload(to_bf16(randn(size_t(heads) * hd)));
+  auto d_out = poisoned<uint16_t>(size_t(heads) * hd);
+  auto ws =
+      poisoned<float>(size_t(decode_attention_workspace(1, heads, hd, 512)));
+  const PagedKvView view{nullptr, nullptr,        16, kv_heads,
+                         hd,      d_tables.get(), 1,  d_ctx.get()};
+  launch_decode_attention(d_q.get(), heads, 1, 512, view, 0.1f, ws.get(),
+                          d_out.get(), 0);
+  for (uint16_t x : download(d_out))
+    ASSERT_EQ(x, 0);
+}
+
+namespace {
+struct SampleRow {
+  std::vector<float> logits;
+  float temperature, top_p, uniform;
+  int top_k;
+};
+
+std::vector<int32_t> sample_on_gpu(const std::vector<SampleRow> &rows) {
+  const int n = int(rows.size()), vocab = int(rows[0].logits.size());
+  std::vector<float> logits, t, p, u;
+  std::vector<int32_t> k;
+  for (const SampleRow &r : rows) {
+    logits.insert(logits.end(), r.logits.begin(), r.logits.end());
+    t.push_back(r.temperature);
+    p.push_back(r.top_p);
+    u.push_back(r.uniform);
+    k.push_back(r.top_k);
+  }
+  auto d_logits = upload(logits);
+  auto d_t = upload(t), d_p = upload(p), d_u = upload(u);
+  auto d_k = upload(k);
+  auto d_tokens = poisoned<int32_t>(size_t(n));
+  launch_sample(d_logits.get(), n, vocab,
+                SamplingView{d_t.get(), d_p.get(), d_u.get(), d_k.get()},
+                d_tokens.get(), 0);
+  check_launch("sampling");
+  return download(d_tokens);
+}
+
+/// The token a uniform u selects from the kept set, in vocabulary order, in
+/// double precision; -1 when u lies within `margin` of a boundary between
+/// two tokens (float rounding may then pick either).
+int32_t expected_draw(const SampleRow &r, double margin) {
+  const size_t n = r.logits.size();
+  std::vector<double> e(n);
+  double mx = -INFINITY;
+  for (float x : r.logits)
+    mx = std::max(mx, double(x));
+  for (size_t i = 0; i < n; ++i)
+    e[i] = std::exp((r.logits[i] - mx) / r.temperature);
+  std::vector<double> sorted = e;
+  std::sort(sorted.rbegin(), sorted.rend());
+  double cut = 0;
+  if (r.top_k > 0 && size_t(r.top_k) < n)
+    cut = sorted[size_t(r.top_k) - 1];
+  if (r.top_p < 1) {
+    double z = 0;
+    for (double x : sorted)
+      if (x >= cut)
+        z += x;
+    double run = 0;
+    for (double x : sorted) {
+      run += x;
+      if (run >= r.top_p * z) {
+        cut = std::max(cut, x);
+        break;
+      }
+    }
+  }
+  double total = 0;
+  for (double x : e)
+    if (x >= cut)
+      total += x;
+  const double target = r.uniform * total;
+  double run = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (e[i] < cut)
+      continue;
+    if (std::abs(run - target) < margin * total ||
+        std::abs(run + e[i] - target) < margin * total)
+      return -1;
+    run += e[i];
+    if (run > target)
+      return int32_t(i);
+  }
+  return -1;
+}
+} // namespace
+
+TEST(CudaKernels, GreedyIsTheCpusArgmax) {
+  const int vocab = 151936;
+  std::vector<SampleRow> rows;
+  for (int i = 0; i < 6; ++i)
+    rows.push_back({randn(size_t(vocab), 3.f), 0.f, 1.f, 0.f, 0});
+  rows[1].logits[77] = rows[1].logits[90000] = 50.f; // a tie: lowest index
+  rows[2].logits.assign(size_t(vocab), NAN);         // all NaN: 0
+  rows[3].logits[5] = NAN;
+  rows[3].logits[6] = 60.f; // NaN skipped
+  rows[4].temperature = 0.7f;
+  rows[4].logits[123] = INFINITY; // infinite maximum: argmax
+  const auto got = sample_on_gpu(rows);
+  for (size_t i = 0; i < rows.size(); ++i)
+    EXPECT_EQ(got[i], Sampler::argmax(rows[i].logits.data(), vocab)) << i;
+}
+
+TEST(CudaKernels, DrawsFollowTheKeptDistributionInVocabularyOrder) {
+  const int vocab = 151936;
+  std::vector<SampleRow> rows;
+  std::uniform_real_distribution<float> uni(0.f, 1.f);
+  for (int i = 0; i < 48; ++i) {
+    SampleRow r{randn(size_t(vocab), 2.f), 0.6f, 1.f, uni(rng()), 0};
+    if (i % 4 == 1)
+      r.top_k = 1 + int(rng()() % 50);
+    if (i % 4 == 2)
+      r.top_p = 0.5f + 0.45f * uni(rng());
+    if (i % 4 == 3) {
+      r.top_k = 20;
+      r.top_p = 0.8f;
+      r.temperature = 1.3f;
+    }
+    rows.push_back(std::move(r));
+  }
+  rows[5].top_k = 1; // top_k 1 is greedy whatever the draw
+  const auto got = sample_on_gpu(rows);
+  int checked = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const int32_t want = expected_draw(rows[i], 1e-5);
+    if (want < 0)
+      continue;
+    ++checked;
+    EXPECT_EQ(got[i], want) << "row " << i << " top_k " << rows[i].top_k
+                            << " top_p " << rows[i].top_p;
+  }
+  EXPECT_EQ(got[5], Sampler::argmax(rows[5].logits.data(), vocab));
+  EXPECT_GE(checked, 40);
+  // The same inputs give the same tokens.
+  EXPECT_EQ(sample_on_gpu(rows), got);
+}
+
+TEST(CudaKernels, DrawFrequenciesMatchTheProbabilities) {
+  // A small vocabulary with known probabilities and many uniforms: the
+  // frequencies must follow softmax(x / T) within sampling error.
+  const std::vector<float> x = {0.f, 1.f, 2.f, -1.f, 0.5f};
+  const float T = 0.8f;
+  std::vector<SampleRow> rows;
+  const int n = 20000;
+  for (int i = 0; i < n; ++i)
+    rows.push_back({x, T, 1.f, (float(i) + 0.5f) / n, 0});
+  const auto got = sample_on_gpu(rows);
+  std::vector<double> p(x.size());
+  double z = 0;
+  for (size_t i = 0; i < x.size(); ++i)
+    z += p[i] = std::exp(x[i] / T);
+  std::vector<int> count(x.size());
+  for (int32_t t : got) {
+    ASSERT_GE(t, 0);
+    ASSERT_LT(t, int(x.size()));
+    ++count[size_t(t)];
+  }
+  for (size_t i = 0; i < x.size(); ++i)
+    EXPECT_NEAR(count[i] / double(n), p[i] / z, 2e-4) << i;
+}
