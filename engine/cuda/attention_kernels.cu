@@ -329,10 +329,10 @@ void decode(const uint16_t *q, int heads, int num_seqs, int max_context,
   decode_attention_kernel<HD>
       <<<dim3(parts, kv.kv_heads, num_seqs), kDecodeThreads, 0, stream>>>(
           q, heads, kv, scale, parts, acc, mx, sum);
-  decode_combine_kernel<HD> < <<dim3(num_seqs, heads),
-                                HD<32 ? 32 : HD, 0, stream>>>(
-                                  heads, kv.context_lens, parts, acc, mx, sum,
-                                  out);
+  constexpr int kCombineThreads = HD < 32 ? 32 : HD;
+  decode_combine_kernel<HD>
+      <<<dim3(num_seqs, heads), kCombineThreads, 0, stream>>>(
+          heads, kv.context_lens, parts, acc, mx, sum, out);
 }
 } // namespace
 
