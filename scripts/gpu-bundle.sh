@@ -17,7 +17,7 @@ fi
 cmake --build "$build" -j"$(nproc)" --target perfctl perfrt perfrt_cupti \
   examples_cuda bench_gpu_launch_overhead bench_probe_overhead \
   engine-bench engine-generate engine-make-model engine_cuda_kernels_test \
-  engine_cuda_model_test EngineInvariantsTest GoldenModelTest
+  engine_cuda_model_test EngineInvariantsTest GoldenModelTest engine_perfcc
 rm -rf gpu-bundle
 mkdir -p gpu-bundle/bin gpu-bundle/lib gpu-bundle/test gpu-bundle/bench
 cp "$build/bin/perfctl" "$build/examples/cuda_stalls" \
@@ -29,6 +29,10 @@ cp "$build"/bin/engine-bench "$build"/bin/engine-generate \
    "$build"/bin/engine-make-model "$build"/bin/engine_cuda_kernels_test \
    "$build"/bin/engine_cuda_model_test "$build"/bin/EngineInvariantsTest \
    "$build"/bin/GoldenModelTest gpu-bundle/bin/
+# The perfcc build of the engine (probes on its host code), for traces.
+if [ -x "$build/engine-perfcc/bin/engine-bench" ]; then
+  cp "$build/engine-perfcc/bin/engine-bench" gpu-bundle/bin/engine-bench-perfcc
+fi
 cp -r test/engine/golden gpu-bundle/golden
 echo "$PWD/test/engine/golden" > gpu-bundle/golden-dir
 # The checks themselves travel with the bundle, so one folder is enough.

@@ -183,21 +183,23 @@ __global__ void __launch_bounds__(kWarps * 32)
 }
 
 // ---- decode ----------------------------------------------------------------
-// Block (partition, KV head, sequence): the group's query heads against up
-// to kDecodePartition keys. Scores go to shared memory, each head's max and
-// sum are reduced by one warp, and the block writes the unnormalized partial
+// Block (partition, KV head, sequence): the group's G query heads against up
+// to kDecodePartition keys. Decode is bound by reading the cache, so every
+// phase keeps many loads in flight: each warp takes every fourth key, a lane
+// per four dimensions (one coalesced 8-byte load per lane and key), with
+// four keys' loads issued before any is used. A sequence with one
+// partition is written out here; longer ones leave the unnormalized partial
 // output with its max and sum for the combine kernel.
 constexpr int kDecodeThreads = 128;
-constexpr int kMaxGroup = 16;
+constexpr int kDecodeWarps = kDecodeThreads / 32;
 
-template <int HD>
+template <int HD, int G>
 __global__ void __launch_bounds__(kDecodeThreads)
     decode_attention_kernel(const uint16_t *q, int heads, PagedKvView kv,
                             float scale, int max_parts, float *ws_acc,
-                            float *ws_max, float *ws_sum) {
-  constexpr int kPairs = HD / 2;
-  __shared__ float qs[kMaxGroup][HD];
-  __shared__ float sc[kMaxGroup][kDecodePartition];
+                            float *ws_max, float *ws_sum, uint16_t *out) {
+  __shared__ float red[G][HD]; // the cross-warp sum of P·V
+  __shared__ float sc[G][kDecodePartition];
   __shared__ int64_t rows[kDecodePartition];
 
   const int part = blockIdx.x, kvh = blockIdx.y, s = blockIdx.z;
@@ -206,45 +208,69 @@ __global__ void __launch_bounds__(kDecodeThreads)
   if (start >= context)
     return;
   const int n = min(context - start, kDecodePartition);
-  const int group = heads / kv.kv_heads;
+  const bool single = context <= kDecodePartition;
+  const int64_t head0 = int64_t(s) * heads + kvh * G;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  // Each lane owns dimensions [4·lane, 4·lane + 4) of q, of every key it
+  // reads and of the output.
+  const int d0 = 4 * lane;
+  const bool active = d0 < HD;
+  constexpr int kUnroll = 4;
 
-  for (int i = threadIdx.x; i < group * HD; i += blockDim.x)
-    qs[i / HD][i % HD] =
-        bf(q[(int64_t(s) * heads + kvh * group) * HD + i]) * scale;
-  __syncthreads();
+  float qr[G][4];
+#pragma unroll
+  for (int g = 0; g < G; ++g)
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+      qr[g][e] = active ? bf(q[(head0 + g) * HD + d0 + e]) * scale : 0.f;
 
-  for (int j = threadIdx.x; j < n; j += blockDim.x) {
-    const int64_t r = (kv_row(kv, s, start + j) + kvh) * HD;
-    rows[j] = r;
-    float dot[kMaxGroup];
+  // Scores: warp w takes keys w, w + 4, ...; a key's dot product is summed
+  // across the lanes.
+  auto load = [&](const uint16_t *base, int64_t row) {
+    return active ? *reinterpret_cast<const uint2 *>(base + row + d0)
+                  : make_uint2(0, 0);
+  };
+  auto score_key = [&](uint2 raw, int j, int64_t row) {
+    const float f[4] = {
+        __uint_as_float(raw.x << 16), __uint_as_float(raw.x & 0xffff0000u),
+        __uint_as_float(raw.y << 16), __uint_as_float(raw.y & 0xffff0000u)};
 #pragma unroll
-    for (int g = 0; g < kMaxGroup; ++g)
-      dot[g] = 0.f;
-    const uint4 *k = reinterpret_cast<const uint4 *>(kv.k + r);
-#pragma unroll 2
-    for (int c = 0; c < HD / 8; ++c) {
-      const uint4 raw = k[c];
-      const uint32_t w[4] = {raw.x, raw.y, raw.z, raw.w};
+    for (int g = 0; g < G; ++g) {
+      float dot = 0.f;
 #pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const float lo = __uint_as_float(w[e] << 16);
-        const float hi = __uint_as_float(w[e] & 0xffff0000u);
-#pragma unroll
-        for (int g = 0; g < kMaxGroup; ++g)
-          if (g < group)
-            dot[g] += qs[g][c * 8 + 2 * e] * lo + qs[g][c * 8 + 2 * e + 1] * hi;
-      }
+      for (int e = 0; e < 4; ++e)
+        dot += qr[g][e] * f[e];
+      dot = warp_sum(dot);
+      if (lane == 0)
+        sc[g][j] = dot;
     }
+    if (lane == 0)
+      rows[j] = row;
+  };
+  {
+    int j = warp;
+    for (; j + (kUnroll - 1) * kDecodeWarps < n; j += kUnroll * kDecodeWarps) {
+      int64_t row[kUnroll];
+      uint2 raw[kUnroll];
 #pragma unroll
-    for (int g = 0; g < kMaxGroup; ++g)
-      if (g < group)
-        sc[g][j] = dot[g];
+      for (int u = 0; u < kUnroll; ++u)
+        row[u] = (kv_row(kv, s, start + j + u * kDecodeWarps) + kvh) * HD;
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u)
+        raw[u] = load(kv.k, row[u]);
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u)
+        score_key(raw[u], j + u * kDecodeWarps, row[u]);
+    }
+    for (; j < n; j += kDecodeWarps) {
+      const int64_t row = (kv_row(kv, s, start + j) + kvh) * HD;
+      score_key(load(kv.k, row), j, row);
+    }
   }
   __syncthreads();
 
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int64_t ws_row0 = int64_t(s) * heads + kvh * group;
-  for (int g = warp; g < group; g += kDecodeThreads / 32) {
+  __shared__ float sums[G];
+  for (int g = warp; g < G; g += kDecodeWarps) {
     float mx = -FLT_MAX;
     for (int j = lane; j < n; j += 32)
       mx = fmaxf(mx, sc[g][j]);
@@ -257,27 +283,68 @@ __global__ void __launch_bounds__(kDecodeThreads)
     }
     sum = warp_sum(sum);
     if (lane == 0) {
-      ws_max[(ws_row0 + g) * max_parts + part] = mx;
-      ws_sum[(ws_row0 + g) * max_parts + part] = sum;
+      sums[g] = sum;
+      if (!single) {
+        ws_max[(head0 + g) * max_parts + part] = mx;
+        ws_sum[(head0 + g) * max_parts + part] = sum;
+      }
     }
   }
   __syncthreads();
 
-  for (int item = threadIdx.x; item < group * kPairs; item += blockDim.x) {
-    const int g = item / kPairs, p = item % kPairs;
-    float ax = 0.f, ay = 0.f;
-    for (int j = 0; j < n; ++j) {
-      const float2 vf = __bfloat1622float2(
-          reinterpret_cast<const __nv_bfloat162 *>(kv.v + rows[j])[p]);
-      ax += sc[g][j] * vf.x;
-      ay += sc[g][j] * vf.y;
+  // P·V: warp w again takes every fourth key.
+  float acc[G][4];
+#pragma unroll
+  for (int g = 0; g < G; ++g)
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+      acc[g][e] = 0.f;
+  auto add_key = [&](uint2 raw, int j) {
+    const float f[4] = {
+        __uint_as_float(raw.x << 16), __uint_as_float(raw.x & 0xffff0000u),
+        __uint_as_float(raw.y << 16), __uint_as_float(raw.y & 0xffff0000u)};
+#pragma unroll
+    for (int g = 0; g < G; ++g) {
+      const float p = sc[g][j];
+#pragma unroll
+      for (int e = 0; e < 4; ++e)
+        acc[g][e] += p * f[e];
     }
-    float *o = ws_acc + ((ws_row0 + g) * max_parts + part) * HD;
-    o[2 * p] = ax;
-    o[2 * p + 1] = ay;
+  };
+  int j = warp;
+  for (; j + (kUnroll - 1) * kDecodeWarps < n; j += kUnroll * kDecodeWarps) {
+    uint2 raw[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      raw[u] = load(kv.v, rows[j + u * kDecodeWarps]);
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      add_key(raw[u], j + u * kDecodeWarps);
+  }
+  for (; j < n; j += kDecodeWarps)
+    add_key(load(kv.v, rows[j]), j);
+  // The warps' partial outputs summed one warp at a time: a fixed order.
+  for (int w = 0; w < kDecodeWarps; ++w) {
+    if (warp == w && active)
+#pragma unroll
+      for (int g = 0; g < G; ++g)
+#pragma unroll
+        for (int e = 0; e < 4; ++e)
+          red[g][d0 + e] = (w ? red[g][d0 + e] : 0.f) + acc[g][e];
+    __syncthreads();
+  }
+  for (int i = threadIdx.x; i < G * HD; i += blockDim.x) {
+    const int g = i / HD, d = i % HD;
+    if (single)
+      out[(head0 + g) * HD + d] = to_bf(red[g][d] / sums[g]);
+    else
+      ws_acc[((head0 + g) * max_parts + part) * HD + d] = red[g][d];
   }
 }
 
+// Sequences of several partitions: their partial outputs rescaled to the
+// overall maximum and summed. One partition: already written; none (graph
+// padding): a zero row.
 template <int HD>
 __global__ void decode_combine_kernel(int heads, const int32_t *context_lens,
                                       int max_parts, const float *ws_acc,
@@ -286,6 +353,8 @@ __global__ void decode_combine_kernel(int heads, const int32_t *context_lens,
   const int s = blockIdx.x, h = blockIdx.y;
   const int context = context_lens[s];
   const int parts = (context + kDecodePartition - 1) / kDecodePartition;
+  if (parts == 1)
+    return;
   const int64_t row = int64_t(s) * heads + h;
   const float *mx = ws_max + row * max_parts;
   const float *sm = ws_sum + row * max_parts;
@@ -319,6 +388,15 @@ void prefill(const uint16_t *q, int heads, const int32_t *cu, int num_seqs,
           q, heads, cu, kv, scale, out);
 }
 
+template <int HD, int G>
+void decode_group(const uint16_t *q, int heads, int num_seqs, int parts,
+                  PagedKvView kv, float scale, float *acc, float *mx,
+                  float *sum, uint16_t *out, cudaStream_t stream) {
+  decode_attention_kernel<HD, G>
+      <<<dim3(parts, kv.kv_heads, num_seqs), kDecodeThreads, 0, stream>>>(
+          q, heads, kv, scale, parts, acc, mx, sum, out);
+}
+
 template <int HD>
 void decode(const uint16_t *q, int heads, int num_seqs, int max_context,
             PagedKvView kv, float scale, float *ws, uint16_t *out,
@@ -326,9 +404,28 @@ void decode(const uint16_t *q, int heads, int num_seqs, int max_context,
   const int parts = parts_for(max_context);
   const int64_t rows = int64_t(num_seqs) * heads * parts;
   float *acc = ws, *mx = ws + rows * HD, *sum = mx + rows;
-  decode_attention_kernel<HD>
-      <<<dim3(parts, kv.kv_heads, num_seqs), kDecodeThreads, 0, stream>>>(
-          q, heads, kv, scale, parts, acc, mx, sum);
+  switch (heads / kv.kv_heads) {
+  case 1:
+    decode_group<HD, 1>(q, heads, num_seqs, parts, kv, scale, acc, mx, sum, out,
+                        stream);
+    break;
+  case 2:
+    decode_group<HD, 2>(q, heads, num_seqs, parts, kv, scale, acc, mx, sum, out,
+                        stream);
+    break;
+  case 4:
+    decode_group<HD, 4>(q, heads, num_seqs, parts, kv, scale, acc, mx, sum, out,
+                        stream);
+    break;
+  case 8:
+    decode_group<HD, 8>(q, heads, num_seqs, parts, kv, scale, acc, mx, sum, out,
+                        stream);
+    break;
+  case 16:
+    decode_group<HD, 16>(q, heads, num_seqs, parts, kv, scale, acc, mx, sum,
+                         out, stream);
+    break;
+  }
   constexpr int kCombineThreads = HD < 32 ? 32 : HD;
   decode_combine_kernel<HD>
       <<<dim3(num_seqs, heads), kCombineThreads, 0, stream>>>(
@@ -338,6 +435,10 @@ void decode(const uint16_t *q, int heads, int num_seqs, int max_context,
 
 bool attention_supports_head_dim(int head_dim) {
   return head_dim == 16 || head_dim == 32 || head_dim == 64 || head_dim == 128;
+}
+
+bool attention_supports_group(int group) {
+  return group == 1 || group == 2 || group == 4 || group == 8 || group == 16;
 }
 
 int64_t decode_attention_workspace(int num_seqs, int heads, int head_dim,

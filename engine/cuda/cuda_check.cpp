@@ -18,8 +18,12 @@ namespace {
 } // namespace
 
 void check(cudaError_t status, const char *what) {
-  if (status != cudaSuccess)
-    fail(what, cudaGetErrorString(status), status == cudaErrorMemoryAllocation);
+  if (status == cudaSuccess)
+    return;
+  // Clear it, or the next launch check would report it again (a sticky
+  // error, one that broke the context, stays whatever is done here).
+  cudaGetLastError();
+  fail(what, cudaGetErrorString(status), status == cudaErrorMemoryAllocation);
 }
 
 void check(cublasStatus_t status, const char *what) {

@@ -196,6 +196,14 @@ std::vector<int32_t> CudaModelRunner::run(const std::vector<Sequence *> &seqs,
                                           bool is_prefill) {
   build_forward_batch(seqs, is_prefill, batch_);
   const int n = batch_.num_tokens(), rows = batch_.num_seqs();
+  // The Scheduler never exceeds these; a direct caller gets an error, not
+  // an overrun of the step buffer.
+  if (n > max_tokens_ || rows > max_seqs_)
+    throw Error("engine: cuda: a step of " + std::to_string(n) + " tokens in " +
+                std::to_string(rows) +
+                " sequences exceeds max_num_batched_tokens (" +
+                std::to_string(max_tokens_) + ") or max_num_seqs (" +
+                std::to_string(max_seqs_) + ")");
   const int64_t vocab = model_->config().vocab_size;
   const int size = is_prefill ? -1 : graph_size_for(graph_sizes_, rows);
   if (size > 0) {

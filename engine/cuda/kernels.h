@@ -15,8 +15,10 @@
 
 namespace engine::cuda {
 
-/// Head dimensions the attention kernels are built for.
+/// Head dimensions and GQA groups (query heads per KV head) the attention
+/// kernels are built for: 16, 32, 64, 128; 1, 2, 4, 8, 16.
 bool attention_supports_head_dim(int head_dim);
+bool attention_supports_group(int group);
 
 /// x[t] = fp32(embed[ids[t]]), x is [n][hidden]. Ids outside [0, vocab) give
 /// a zero row (the host checks ids before upload).

@@ -9,6 +9,7 @@
 #include "engine/cuda/qwen3_cuda_model.h"
 
 #include "engine/cpu/ops.h"
+#include "engine/cuda/gemv.h"
 #include "engine/dtype.h"
 #include "engine/error.h"
 
@@ -91,10 +92,10 @@ Qwen3CudaModel::Qwen3CudaModel(const ModelConfig &c, const Qwen3Weights &w,
     throw Error("engine: cuda: head_dim " + std::to_string(hd) +
                 " is not supported by the CUDA backend's attention (16, 32, "
                 "64 or 128)");
-  if (heads / kv_heads > 16)
+  if (!attention_supports_group(heads / kv_heads))
     throw Error("engine: cuda: " + std::to_string(heads / kv_heads) +
-                " query heads per KV head; the CUDA backend's decode "
-                "attention handles at most 16");
+                " query heads per KV head is not supported by the CUDA "
+                "backend's attention (1, 2, 4, 8 or 16)");
   check(cublasCreate(&cublas_), "creating the cuBLAS handle");
   check(cublasSetStream(cublas_, stream_), "setting cuBLAS's stream");
   // A workspace of our own: cuBLAS then allocates nothing while a graph is
@@ -159,6 +160,11 @@ Qwen3CudaModel::~Qwen3CudaModel() {
 
 void Qwen3CudaModel::gemm(const uint16_t *x, int n, const Matrix &w, void *y,
                           bool y_f32) {
+  if (gemv_supports(n, int(w.cols))) {
+    launch_gemv(w.data.get(), int(w.rows), int(w.cols), x, n, y, y_f32,
+                stream_);
+    return;
+  }
   // Row-major y = x·wᵀ is column-major yᵀ = w·xᵀ with w read transposed.
   const float one = 1.f, zero = 0.f;
   check(cublasGemmEx(cublas_, CUBLAS_OP_T, CUBLAS_OP_N, int(w.rows), n,

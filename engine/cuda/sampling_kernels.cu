@@ -15,6 +15,13 @@ namespace engine::cuda {
 
 namespace {
 constexpr int kThreads = 1024;
+constexpr int kWarps = kThreads / 32;
+
+__device__ __forceinline__ float warp_sum(float v) {
+  for (int o = 16; o > 0; o >>= 1)
+    v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
 
 __device__ float block_sum(float v, float *scratch) {
   for (int o = 16; o > 0; o >>= 1)
@@ -96,7 +103,7 @@ __global__ void __launch_bounds__(kThreads)
                   int32_t *tokens) {
   __shared__ float scratch[32];
   __shared__ int iscratch[32];
-  __shared__ float chunk_prefix[kThreads];
+  __shared__ float seg_end[kWarps];
   const int row = blockIdx.x;
   float *x = logits + int64_t(row) * vocab;
   const float temperature = params.temperature[row];
@@ -143,45 +150,65 @@ __global__ void __launch_bounds__(kThreads)
     __syncthreads();
   }
 
-  // Inverse CDF in vocabulary order: contiguous chunks per thread, their
-  // sums scanned, and the chunk holding the target walked.
-  const int chunk = (vocab + kThreads - 1) / kThreads;
-  const int begin = min(vocab, int(threadIdx.x) * chunk);
-  const int end = min(vocab, begin + chunk);
+  // Inverse CDF in vocabulary order: warp w owns the contiguous segment
+  // [w·seg, (w+1)·seg); the segments' sums are scanned, and the warp whose
+  // segment holds the target walks it 32 elements at a time.
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int seg = (vocab + kWarps - 1) / kWarps;
+  const int begin = min(vocab, warp * seg), end = min(vocab, begin + seg);
   float mine = 0.f;
-  for (int i = begin; i < end; ++i)
+  for (int i = begin + lane; i < end; i += 32)
     mine += x[i];
-  chunk_prefix[threadIdx.x] = mine;
+  mine = warp_sum(mine);
+  __syncthreads(); // scratch was last used by a reduction above
+  if (lane == 0)
+    scratch[warp] = mine;
   __syncthreads();
-  if (threadIdx.x == 0) { // 1024 adds, once per row: simple and exact order
-    float run = 0.f;
-    for (int t = 0; t < kThreads; ++t) {
-      const float v = chunk_prefix[t];
-      chunk_prefix[t] = run;
-      run += v;
+  if (warp == 0) { // inclusive scan of the 32 segment sums
+    float incl = scratch[lane];
+    for (int o = 1; o < 32; o <<= 1) {
+      const float up = __shfl_up_sync(0xffffffffu, incl, o);
+      if (lane >= o)
+        incl += up;
     }
-    scratch[0] = run;
+    seg_end[lane] = incl;
   }
   __syncthreads();
-  const float target = params.uniform[row] * scratch[0];
-  const float before = chunk_prefix[threadIdx.x];
-  const bool last_nonempty = mine > 0.f && before + mine >= scratch[0];
-  if (mine > 0.f && before <= target &&
-      (target < before + mine || last_nonempty)) {
-    // Rounding can leave the walk short of the target: the chunk's last
-    // token with mass is taken then.
-    float run = before;
-    int pick = -1;
-    for (int i = begin; i < end; ++i) {
-      if (x[i] <= 0.f)
-        continue;
-      pick = i;
-      run += x[i];
-      if (run > target)
-        break;
+  // Segment w covers [seg_end[w − 1], seg_end[w]): the ranges tile
+  // [0, total) exactly, so exactly one segment holds the target, or, when
+  // rounding puts the target at the total, the last one that added mass.
+  const float total = seg_end[kWarps - 1];
+  const float target = params.uniform[row] * total;
+  const float before = warp ? seg_end[warp - 1] : 0.f;
+  const float after = seg_end[warp];
+  const bool holds = before < after && before <= target &&
+                     (target < after || (target >= total && after == total));
+  if (!holds)
+    return;
+  float run = before;
+  int pick = -1;
+  for (int i0 = begin; i0 < end; i0 += 32) {
+    const int i = i0 + lane;
+    const float v = i < end ? x[i] : 0.f;
+    float incl = v;
+    for (int o = 1; o < 32; o <<= 1) {
+      const float up = __shfl_up_sync(0xffffffffu, incl, o);
+      if (lane >= o)
+        incl += up;
     }
+    const unsigned past =
+        __ballot_sync(0xffffffffu, v > 0.f && run + incl > target);
+    const unsigned some = __ballot_sync(0xffffffffu, v > 0.f);
+    if (some) // the last element with mass so far: the fallback
+      pick = i0 + 31 - __clz(some);
+    if (past) {
+      pick = i0 + __ffs(past) - 1;
+      break;
+    }
+    run += __shfl_sync(0xffffffffu, incl, 31);
+  }
+  if (lane == 0 && pick >= 0)
     tokens[row] = pick;
-  }
 }
 } // namespace
 

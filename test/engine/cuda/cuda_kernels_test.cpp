@@ -6,6 +6,7 @@
 #include "engine/cpu/ops.h"
 #include "engine/cpu/thread_pool.h"
 #include "engine/cuda/device_buffer.h"
+#include "engine/cuda/gemv.h"
 #include "engine/cuda/kernels.h"
 #include "engine/dtype.h"
 #include "engine/sampler.h"
@@ -485,4 +486,42 @@ TEST(CudaKernels, DrawFrequenciesMatchTheProbabilities) {
   }
   for (size_t i = 0; i < x.size(); ++i)
     EXPECT_NEAR(count[i] / double(n), p[i] / z, 2e-4) << i;
+}
+
+TEST(CudaKernels, GemvMatchesAFloat64Product) {
+  struct Shape {
+    int rows, cols;
+  };
+  for (Shape sh :
+       {Shape{1003, 1024}, Shape{6144, 1024}, Shape{96, 3072}, Shape{77, 48}}) {
+    for (int n = 1; n <= kMaxGemvRows; ++n) {
+      ASSERT_TRUE(gemv_supports(n, sh.cols));
+      const auto w = rounded(randn(size_t(sh.rows) * sh.cols, 0.05f));
+      const auto x = rounded(randn(size_t(n) * sh.cols));
+      auto d_w = upload(to_bf16(w)), d_x = upload(to_bf16(x));
+      std::vector<float> want(size_t(n) * sh.rows);
+      for (int i = 0; i < n; ++i)
+        for (int r = 0; r < sh.rows; ++r) {
+          double s = 0;
+          for (int c = 0; c < sh.cols; ++c)
+            s +=
+                double(x[size_t(i) * sh.cols + c]) * w[size_t(r) * sh.cols + c];
+          want[size_t(i) * sh.rows + r] = float(s);
+        }
+      auto d_y32 = poisoned<float>(want.size());
+      launch_gemv(d_w.get(), sh.rows, sh.cols, d_x.get(), n, d_y32.get(), true,
+                  0);
+      check_launch("gemv");
+      EXPECT_LT(max_rel_err(download(d_y32), want), 1e-4)
+          << sh.rows << "x" << sh.cols << " n " << n;
+      auto d_y16 = poisoned<uint16_t>(want.size());
+      launch_gemv(d_w.get(), sh.rows, sh.cols, d_x.get(), n, d_y16.get(), false,
+                  0);
+      EXPECT_LT(max_rel_err(from_bf16(download(d_y16)), want), 8e-3)
+          << sh.rows << "x" << sh.cols << " n " << n;
+    }
+  }
+  EXPECT_FALSE(gemv_supports(5, 1024));
+  EXPECT_FALSE(gemv_supports(1, 1020)); // not a multiple of 8
+  EXPECT_FALSE(gemv_supports(4, 8192)); // x too large to stage
 }

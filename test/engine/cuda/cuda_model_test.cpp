@@ -209,8 +209,8 @@ TEST(CudaModel, GraphReplayEqualsEagerLaunches) {
   for (int n : {1, 3, 5, 12}) {
     Seqs a, b;
     for (int i = 0; i < n; ++i) {
-      a.add(random_prompt(20 + 37 * i, int(mc.vocab_size), uint64_t(100 + i)));
-      b.add(random_prompt(20 + 37 * i, int(mc.vocab_size), uint64_t(100 + i)));
+      a.add(random_prompt(20 + 23 * i, int(mc.vocab_size), uint64_t(100 + i)));
+      b.add(random_prompt(20 + 23 * i, int(mc.vocab_size), uint64_t(100 + i)));
     }
     const auto ta = eager.run(a.ptrs, true), tb = graph.run(b.ptrs, true);
     ASSERT_EQ(ta, tb);

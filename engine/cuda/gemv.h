@@ -1,0 +1,23 @@
+// engine/cuda/gemv.h - y = x·wᵀ for a few rows of x (decode at batch 1-4),
+// where a matrix-vector kernel reads the weights faster than cuBLAS's GEMM
+// kernels do. bf16 in, fp32 accumulation, bf16 or fp32 out.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+namespace engine::cuda {
+
+constexpr int kMaxGemvRows = 4;
+
+/// Whether launch_gemv handles n rows of x with `cols` columns (n ≤ 4, cols
+/// a multiple of 8, x small enough to stage in shared memory).
+bool gemv_supports(int n, int cols);
+
+/// y[n][rows] = x[n][cols] · w[rows][cols]ᵀ; y is bf16, or fp32 when y_f32.
+/// Needs gemv_supports(n, cols) and 16-byte aligned w and x.
+void launch_gemv(const uint16_t *w, int rows, int cols, const uint16_t *x,
+                 int n, void *y, bool y_f32, cudaStream_t stream);
+
+} // namespace engine::cuda
