@@ -12,12 +12,19 @@ namespace engine::cuda {
 constexpr int kMaxGemvRows = 4;
 
 /// Whether launch_gemv handles n rows of x with `cols` columns (n ≤ 4, cols
-/// a multiple of 8, x small enough to stage in shared memory).
+/// a multiple of 8).
 bool gemv_supports(int n, int cols);
 
 /// y[n][rows] = x[n][cols] · w[rows][cols]ᵀ; y is bf16, or fp32 when y_f32.
 /// Needs gemv_supports(n, cols) and 16-byte aligned w and x.
 void launch_gemv(const uint16_t *w, int rows, int cols, const uint16_t *x,
                  int n, void *y, bool y_f32, cudaStream_t stream);
+
+/// The MLP's down projection with SwiGLU folded in: x = silu(gate) · up
+/// (rounded to bf16, as launch_silu_mul stores it) from gate_up
+/// [n][2·cols], gate first; y bf16. Saves a kernel per layer.
+void launch_gemv_swiglu(const uint16_t *w, int rows, int cols,
+                        const uint16_t *gate_up, int n, uint16_t *y,
+                        cudaStream_t stream);
 
 } // namespace engine::cuda

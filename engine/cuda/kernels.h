@@ -82,13 +82,16 @@ int64_t decode_attention_workspace(int num_seqs, int heads, int head_dim,
                                    int max_context);
 
 /// One query token per sequence (row s of q), split along the sequence in
-/// partitions of kDecodePartition keys and combined. max_context bounds
-/// every context_lens[s] (fixed when captured in a graph; partitions past a
-/// sequence's length do nothing); a sequence with context length 0 (graph
-/// padding) gets a zero row. workspace: decode_attention_workspace floats.
+/// partitions of kDecodePartition keys, merged by the last block to finish
+/// (one kernel). max_context bounds every context_lens[s] (fixed when
+/// captured in a graph; partitions past a sequence's length do nothing); a
+/// sequence with context length 0 (graph padding) gets a zero row.
+/// workspace: decode_attention_workspace floats, any contents; tickets:
+/// num_seqs · kv_heads ints, zeroed once before the first launch (each
+/// launch leaves them zeroed).
 void launch_decode_attention(const uint16_t *q, int heads, int num_seqs,
                              int max_context, PagedKvView kv, float scale,
-                             float *workspace, uint16_t *out,
+                             float *workspace, int *tickets, uint16_t *out,
                              cudaStream_t stream);
 
 /// Per-row sampling parameters on the device (the uniform is drawn on the

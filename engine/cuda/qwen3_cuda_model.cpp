@@ -151,6 +151,9 @@ Qwen3CudaModel::Qwen3CudaModel(const ModelConfig &c, const Qwen3Weights &w,
   attn_workspace_ = DeviceBuffer<float>(
       size_t(decode_attention_workspace(max_seqs, heads, hd, max_context)),
       what);
+  attn_tickets_ = DeviceBuffer<int>(S * size_t(kv_heads), what);
+  check(cudaMemset(attn_tickets_.get(), 0, attn_tickets_.bytes()),
+        "clearing the attention tickets");
 }
 
 Qwen3CudaModel::~Qwen3CudaModel() {
@@ -200,8 +203,8 @@ void Qwen3CudaModel::forward(const StepInputs &s, const CudaKvCache &kv) {
         hd,           s.block_tables, s.table_width,   s.context_lens};
     if (s.decode)
       launch_decode_attention(q_.get(), heads, s.num_seqs, s.max_context, view,
-                              attn_scale_, attn_workspace_.get(), attn_.get(),
-                              stream_);
+                              attn_scale_, attn_workspace_.get(),
+                              attn_tickets_.get(), attn_.get(), stream_);
     else
       launch_prefill_attention(q_.get(), heads, s.cu_seqlens_q, s.num_seqs,
                                s.max_q_len, view, attn_scale_, attn_.get(),
@@ -210,9 +213,14 @@ void Qwen3CudaModel::forward(const StepInputs &s, const CudaKvCache &kv) {
     launch_add_rms_norm(x_.get(), delta_.get(), l.post_norm.get(), nullptr, n,
                         hidden, eps, h_.get(), stream_);
     gemm(h_.get(), n, l.gate_up, gate_up_.get(), false);
-    launch_silu_mul(gate_up_.get(), n, int(c.intermediate_size), act_.get(),
-                    stream_);
-    gemm(act_.get(), n, l.down, delta_.get(), false);
+    if (gemv_supports(n, int(l.down.cols))) { // SwiGLU folded into it
+      launch_gemv_swiglu(l.down.data.get(), int(l.down.rows), int(l.down.cols),
+                         gate_up_.get(), n, delta_.get(), stream_);
+    } else {
+      launch_silu_mul(gate_up_.get(), n, int(c.intermediate_size), act_.get(),
+                      stream_);
+      gemm(act_.get(), n, l.down, delta_.get(), false);
+    }
   }
   // Decode wants every row; prefill the last token of each sequence.
   launch_add_rms_norm(x_.get(), delta_.get(), final_norm_.get(),

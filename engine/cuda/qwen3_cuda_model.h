@@ -99,6 +99,7 @@ private:
   int64_t weight_bytes_ = 0;
   // Activations.
   DeviceBuffer<float> x_, attn_workspace_, logits_;
+  DeviceBuffer<int> attn_tickets_;
   DeviceBuffer<uint16_t> h_, qkv_, q_, attn_, delta_, gate_up_, act_, last_;
 };
 

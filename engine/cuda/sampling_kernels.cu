@@ -117,17 +117,25 @@ __global__ void __launch_bounds__(kThreads)
   if (!(temperature > 0.f) || isinf(top) || isnan(top))
     return;
 
-  // e = exp((x − max) / T); NaN logits get no mass.
+  // e = exp((x − max) / T); NaN logits get no mass. Without a cut, e is
+  // computed where it is needed (two passes over the row, no write);
+  // with one, it is stored for the bisections.
   const float inv_t = 1.f / temperature;
-  for (int i = threadIdx.x; i < vocab; i += blockDim.x) {
-    const float v = x[i];
-    x[i] = isnan(v) ? 0.f : __expf((v - top) * inv_t);
+  auto weight = [&](float v) {
+    return isnan(v) ? 0.f : __expf((v - top) * inv_t);
+  };
+  const int k = params.top_k[row];
+  const float p = params.top_p[row];
+  const bool cut = (k > 0 && k < vocab) || p < 1.f;
+  if (cut) {
+    for (int i = threadIdx.x; i < vocab; i += blockDim.x)
+      x[i] = weight(x[i]);
+    __syncthreads();
   }
-  __syncthreads();
+  auto mass = [&](int i) { return cut ? x[i] : weight(x[i]); };
 
   // Bit patterns of [0, 1]: 0 … 0x3f800000 (e of the maximum is exactly 1).
   const uint32_t one_plus = 0x3f800001u;
-  const int k = params.top_k[row];
   if (k > 0 && k < vocab) {
     const float c = __uint_as_float(
         bisect_threshold(x, vocab, 0, one_plus, float(k), true, scratch));
@@ -136,7 +144,6 @@ __global__ void __launch_bounds__(kThreads)
         x[i] = 0.f;
     __syncthreads();
   }
-  const float p = params.top_p[row];
   if (p < 1.f) {
     float z = 0.f;
     for (int i = threadIdx.x; i < vocab; i += blockDim.x)
@@ -152,13 +159,13 @@ __global__ void __launch_bounds__(kThreads)
 
   // Inverse CDF in vocabulary order: warp w owns the contiguous segment
   // [w·seg, (w+1)·seg); the segments' sums are scanned, and the warp whose
-  // segment holds the target walks it 32 elements at a time.
+  // segment holds the target finds the token in it.
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int seg = (vocab + kWarps - 1) / kWarps;
   const int begin = min(vocab, warp * seg), end = min(vocab, begin + seg);
   float mine = 0.f;
   for (int i = begin + lane; i < end; i += 32)
-    mine += x[i];
+    mine += mass(i);
   mine = warp_sum(mine);
   __syncthreads(); // scratch was last used by a reduction above
   if (lane == 0)
@@ -185,30 +192,46 @@ __global__ void __launch_bounds__(kThreads)
                      (target < after || (target >= total && after == total));
   if (!holds)
     return;
-  float run = before;
-  int pick = -1;
-  for (int i0 = begin; i0 < end; i0 += 32) {
-    const int i = i0 + lane;
-    const float v = i < end ? x[i] : 0.f;
-    float incl = v;
-    for (int o = 1; o < 32; o <<= 1) {
-      const float up = __shfl_up_sync(0xffffffffu, incl, o);
-      if (lane >= o)
-        incl += up;
-    }
-    const unsigned past =
-        __ballot_sync(0xffffffffu, v > 0.f && run + incl > target);
-    const unsigned some = __ballot_sync(0xffffffffu, v > 0.f);
-    if (some) // the last element with mass so far: the fallback
-      pick = i0 + 31 - __clz(some);
-    if (past) {
-      pick = i0 + __ffs(past) - 1;
-      break;
-    }
-    run += __shfl_sync(0xffffffffu, incl, 31);
+  // The owner warp splits its segment into 32 contiguous runs, one per
+  // lane: sums first (no early exit, so the loads overlap), a scan, then
+  // the lane whose run holds the target walks it.
+  const int len = end - begin, per = (len + 31) / 32;
+  const int lo = begin + min(len, lane * per);
+  const int hi = begin + min(len, (lane + 1) * per);
+  float sum = 0.f;
+  for (int i = lo; i < hi; ++i)
+    sum += mass(i);
+  float incl = sum;
+  for (int o = 1; o < 32; o <<= 1) {
+    const float up = __shfl_up_sync(0xffffffffu, incl, o);
+    if (lane >= o)
+      incl += up;
   }
-  if (lane == 0 && pick >= 0)
-    tokens[row] = pick;
+  float excl = __shfl_up_sync(0xffffffffu, incl, 1);
+  if (lane == 0)
+    excl = 0.f;
+  const float run_lo = before + excl, run_hi = before + incl;
+  const unsigned holders = __ballot_sync(
+      0xffffffffu, sum > 0.f && run_lo <= target && target < run_hi);
+  const unsigned with_mass = __ballot_sync(0xffffffffu, sum > 0.f);
+  // Rounding can leave the target past every run: the last run with mass
+  // then gives its last token with mass.
+  const int walker = holders ? __ffs(holders) - 1 : 31 - __clz(with_mass);
+  if (lane != walker)
+    return;
+  const float want = target - run_lo;
+  float local = 0.f;
+  int pick = -1, last = -1;
+  for (int i = lo; i < hi; ++i) {
+    const float v = mass(i);
+    local += v;
+    if (v > 0.f) {
+      last = i;
+      if (pick < 0 && holders && local > want)
+        pick = i;
+    }
+  }
+  tokens[row] = pick >= 0 ? pick : last;
 }
 } // namespace
 
