@@ -2,19 +2,13 @@
 // embedding lookup, residual add with RMS norm, q/k norm with RoPE and the
 // paged KV store, SwiGLU. Each reads bf16, accumulates in fp32 and rounds
 // once when it writes, as the CPU backend's kernels do.
-#include "engine/cuda/kernels.h"
+#include "engine/cuda/device_math.cuh"
 
 #include <cuda_bf16.h>
 
 namespace engine::cuda {
 
 namespace {
-__device__ __forceinline__ float bf(uint16_t h) {
-  return __uint_as_float(uint32_t(h) << 16);
-}
-__device__ __forceinline__ uint16_t to_bf(float f) {
-  return __bfloat16_as_ushort(__float2bfloat16_rn(f));
-}
 
 /// Sum over the block (blockDim.x a multiple of 32, at most 1024).
 __device__ float block_sum(float v) {

@@ -6,7 +6,7 @@
 // unnormalized probabilities e = exp((x − max) / T) ∈ [0, 1] (non-negative
 // floats order as their bits do), each step one block reduction. Every
 // reduction adds in a fixed order, so a row always gives the same token.
-#include "engine/cuda/kernels.h"
+#include "engine/cuda/device_math.cuh"
 
 #include <cfloat>
 #include <cstdint>
@@ -16,12 +16,6 @@ namespace engine::cuda {
 namespace {
 constexpr int kThreads = 1024;
 constexpr int kWarps = kThreads / 32;
-
-__device__ __forceinline__ float warp_sum(float v) {
-  for (int o = 16; o > 0; o >>= 1)
-    v += __shfl_xor_sync(0xffffffffu, v, o);
-  return v;
-}
 
 __device__ float block_sum(float v, float *scratch) {
   for (int o = 16; o > 0; o >>= 1)

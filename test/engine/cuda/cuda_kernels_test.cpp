@@ -322,6 +322,12 @@ TEST(CudaKernels, DecodeAttentionMatchesTheCpu) {
   AttentionCase{4, 1, 16, 4, {1, 1}, {9, 600}}.run(true);
   AttentionCase{32, 2, 64, 8, {1}, {513}}.run(true);
   AttentionCase{4, 4, 32, 256, {1, 1}, {2, 1024}}.run(true);
+  // Large batches take the two-pass kernel and its merge.
+  std::vector<int> ones(24, 1), contexts;
+  for (int i = 0; i < 24; ++i)
+    contexts.push_back(1 + int(rng()() % 1400));
+  AttentionCase{16, 8, 128, 256, ones, contexts}.run(true);
+  AttentionCase{8, 2, 64, 16, ones, contexts}.run(true);
 }
 
 TEST(CudaKernels, DecodeAttentionGivesZeroForGraphPadding) {
