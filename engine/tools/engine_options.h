@@ -19,16 +19,19 @@ inline void add_engine_options(CLI::App &app, EngineConfig &c) {
   app.add_option("--kvcache-block-size", c.kvcache_block_size,
                  "tokens per KV block");
   app.add_option("--num-kvcache-blocks", c.num_kvcache_blocks,
-                 "KV blocks (-1: from --kv-cache-mb)");
+                 "KV blocks (-1: from --kv-cache-mb on the cpu, from "
+                 "--gpu-memory-utilization on cuda)");
   app.add_option("--kv-cache-mb", c.kv_cache_memory_mb,
-                 "KV cache memory when --num-kvcache-blocks is -1");
+                 "cpu: KV cache memory when --num-kvcache-blocks is -1");
   app.add_flag("--enforce-eager", c.enforce_eager,
-               "GPU only (no CUDA graphs); no effect on the cpu backend");
+               "cuda: no CUDA graphs for decode; no effect on the cpu");
   app.add_option("--gpu-memory-utilization", c.gpu_memory_utilization,
-                 "GPU only; no effect on the cpu backend");
+                 "cuda: share of GPU memory the engine may use, KV cache "
+                 "included; no effect on the cpu");
   app.add_option("--tensor-parallel-size", c.tensor_parallel_size,
-                 "GPUs (the cpu backend supports 1)");
-  app.add_option("--device", c.device, "backend: cpu");
+                 "GPUs to shard over (1: neither backend shards yet)");
+  app.add_option("--device", c.device,
+                 "backend: cpu, or cuda in a build with the CUDA toolkit");
   app.add_option("--engine-seed", c.seed, "seed of requests without their own");
 }
 

@@ -42,6 +42,18 @@ expect "generate: missing model" 2 "^engine-generate: /nonexistent" -- \
   "$bin/engine-generate" /nonexistent --ids 1 "${small[@]}"
 expect "generate: bad option value" 2 "tensor_parallel_size" -- \
   "$bin/engine-generate" "$model" --ids 1 --tensor-parallel-size 2 "${small[@]}"
+expect "generate: unknown device" 2 "^engine-generate: engine: device 'tpu' is not available" -- \
+  "$bin/engine-generate" "$model" --ids 1 --device tpu "${small[@]}"
+# The CUDA backend where there is no GPU: one line saying so, status 2 (on a
+# machine with a GPU the run must succeed instead).
+if [ -e /dev/nvidia0 ] || nvidia-smi -L >/dev/null 2>&1; then
+  expect "generate: --device cuda on a GPU" 0 "" -- \
+    "$bin/engine-generate" "$model" --ids 1 --device cuda "${small[@]}"
+elif grep -q 'ENGINE_HAVE_CUDA:INTERNAL=ON' "$bin/../CMakeCache.txt" 2>/dev/null; then
+  expect "generate: --device cuda without a GPU" 2 \
+    "^engine-generate: engine: device cuda: no CUDA GPU is available \(.+\)\$" -- \
+    "$bin/engine-generate" "$model" --ids 1 --device cuda "${small[@]}"
+fi
 expect "bench: protocol run as JSON" 0 '"output_tok_s": [0-9.]+' -- \
   "$bin/engine-bench" "$model" --num-seqs 4 --min-input 4 --max-input 8 \
   --min-output 4 --max-output 8 --json "${small[@]}"
