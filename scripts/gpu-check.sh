@@ -67,12 +67,18 @@ engine_steps() {
     "$bundle/bin/engine-bench" "$model" --device cuda --json \
       2>&1 | tee "$out/engine-bench.json" &&
     "$bundle/bin/engine-bench" "$model" --device cuda --pp 512 --tg 128 \
-      --repetitions 3 --json 2>&1 | tee "$out/engine-bench-batch1.json"
+      --repetitions 3 --json 2>&1 | tee "$out/engine-bench-batch1.json" &&
+    "$bundle/bin/engine-bench" "$model" --device cuda --pp 512 --tg 128 \
+      --repetitions 3 --enforce-eager --json 2>&1 |
+    tee "$out/engine-bench-batch1-eager.json" &&
+    "$bundle/bin/engine-bench" "$model" --device cuda --parallel 16 --pp 128 \
+      --tg 128 --repetitions 3 --json 2>&1 | tee "$out/engine-bench-parallel16.json"
   [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
   rm -rf "$(dirname "$model")"
 }
+# The engine first: it is what changes most.
+engine_steps
 if [ "$only" = engine ]; then
-  engine_steps
   step "result"
   if [ "$failed" -eq 0 ]; then echo "gpu-check: all passed"; else echo "gpu-check: FAILED"; fi
   exit "$failed"
@@ -102,8 +108,6 @@ step "host cost per kernel launch (bench/gpu)"
 step "probe cost on this machine's CPU (bench/probe_overhead)"
 "$bundle/test/run_probe_overhead.sh" "$bundle" 2>&1 | tee "$out/probe-overhead.txt"
 [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
-
-engine_steps
 
 step "result"
 if [ "$failed" -eq 0 ]; then echo "gpu-check: all passed"; else echo "gpu-check: FAILED"; fi
