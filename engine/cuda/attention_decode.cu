@@ -9,6 +9,7 @@
 #include "engine/cuda/device_math.cuh"
 
 #include <cfloat>
+#include <type_traits>
 
 namespace engine::cuda {
 
@@ -424,27 +425,23 @@ void decode(const uint16_t *q, int heads, int num_seqs, int max_context,
   const int parts = parts_for(max_context);
   const int64_t rows = int64_t(num_seqs) * heads * parts;
   float *acc = ws, *mx = acc + rows * HD, *sum = mx + rows;
+  // The GQA group is a template parameter: the per-head loops unroll.
+  auto launch = [&](auto group) {
+    decode_group<HD, decltype(group)::value>(q, heads, num_seqs, parts, kv,
+                                             scale, acc, mx, sum, tickets, out,
+                                             stream);
+  };
   switch (heads / kv.kv_heads) {
   case 1:
-    decode_group<HD, 1>(q, heads, num_seqs, parts, kv, scale, acc, mx, sum,
-                        tickets, out, stream);
-    break;
+    return launch(std::integral_constant<int, 1>{});
   case 2:
-    decode_group<HD, 2>(q, heads, num_seqs, parts, kv, scale, acc, mx, sum,
-                        tickets, out, stream);
-    break;
+    return launch(std::integral_constant<int, 2>{});
   case 4:
-    decode_group<HD, 4>(q, heads, num_seqs, parts, kv, scale, acc, mx, sum,
-                        tickets, out, stream);
-    break;
+    return launch(std::integral_constant<int, 4>{});
   case 8:
-    decode_group<HD, 8>(q, heads, num_seqs, parts, kv, scale, acc, mx, sum,
-                        tickets, out, stream);
-    break;
+    return launch(std::integral_constant<int, 8>{});
   case 16:
-    decode_group<HD, 16>(q, heads, num_seqs, parts, kv, scale, acc, mx, sum,
-                         tickets, out, stream);
-    break;
+    return launch(std::integral_constant<int, 16>{});
   }
 }
 } // namespace

@@ -8,26 +8,44 @@
 
 namespace engine::cuda {
 
-/// count elements of T in device memory (cudaMalloc), freed on destruction.
-template <class T> class DeviceBuffer {
+/// Device memory (cudaMalloc).
+struct DeviceMemory {
+  static cudaError_t allocate(void **p, size_t bytes) {
+    return cudaMalloc(p, bytes);
+  }
+  static void release(void *p) { cudaFree(p); }
+};
+/// Page-locked host memory (cudaMallocHost), what an asynchronous copy
+/// needs on the host side.
+struct PinnedMemory {
+  static cudaError_t allocate(void **p, size_t bytes) {
+    return cudaMallocHost(p, bytes);
+  }
+  static void release(void *p) { cudaFreeHost(p); }
+};
+
+/// count elements of T in Memory, freed on destruction; movable, not
+/// copyable. A failed allocation throws engine::Error naming `what`.
+template <class T, class Memory> class Buffer {
 public:
-  DeviceBuffer() = default;
-  DeviceBuffer(size_t count, const char *what) : count_(count) {
+  Buffer() = default;
+  Buffer(size_t count, const char *what) : count_(count) {
     if (count)
-      check(cudaMalloc(reinterpret_cast<void **>(&data_), count * sizeof(T)),
+      check(Memory::allocate(reinterpret_cast<void **>(&data_),
+                             count * sizeof(T)),
             what);
   }
-  DeviceBuffer(DeviceBuffer &&o) noexcept
+  Buffer(Buffer &&o) noexcept
       : data_(std::exchange(o.data_, nullptr)),
         count_(std::exchange(o.count_, 0)) {}
-  DeviceBuffer &operator=(DeviceBuffer &&o) noexcept {
+  Buffer &operator=(Buffer &&o) noexcept {
     std::swap(data_, o.data_);
     std::swap(count_, o.count_);
     return *this;
   }
-  ~DeviceBuffer() {
+  ~Buffer() {
     if (data_)
-      cudaFree(data_);
+      Memory::release(data_);
   }
   T *get() const { return data_; }
   size_t size() const { return count_; }
@@ -38,35 +56,7 @@ private:
   size_t count_ = 0;
 };
 
-/// count elements of T in page-locked host memory (what an asynchronous
-/// copy needs), freed on destruction.
-template <class T> class PinnedBuffer {
-public:
-  PinnedBuffer() = default;
-  PinnedBuffer(size_t count, const char *what) : count_(count) {
-    if (count)
-      check(
-          cudaMallocHost(reinterpret_cast<void **>(&data_), count * sizeof(T)),
-          what);
-  }
-  PinnedBuffer(PinnedBuffer &&o) noexcept
-      : data_(std::exchange(o.data_, nullptr)),
-        count_(std::exchange(o.count_, 0)) {}
-  PinnedBuffer &operator=(PinnedBuffer &&o) noexcept {
-    std::swap(data_, o.data_);
-    std::swap(count_, o.count_);
-    return *this;
-  }
-  ~PinnedBuffer() {
-    if (data_)
-      cudaFreeHost(data_);
-  }
-  T *get() const { return data_; }
-  size_t size() const { return count_; }
-
-private:
-  T *data_ = nullptr;
-  size_t count_ = 0;
-};
+template <class T> using DeviceBuffer = Buffer<T, DeviceMemory>;
+template <class T> using PinnedBuffer = Buffer<T, PinnedMemory>;
 
 } // namespace engine::cuda

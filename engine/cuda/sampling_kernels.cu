@@ -31,6 +31,19 @@ __device__ float block_sum(float v, float *scratch) {
   return v;
 }
 
+/// The warp's largest (value, index), the lowest index on ties, in every
+/// lane.
+__device__ void warp_argmax(float &best, int &at) {
+  for (int o = 16; o > 0; o >>= 1) {
+    const float ov = __shfl_xor_sync(0xffffffffu, best, o);
+    const int oi = __shfl_xor_sync(0xffffffffu, at, o);
+    if (ov > best || (ov == best && oi < at)) {
+      best = ov;
+      at = oi;
+    }
+  }
+}
+
 /// (value, index) of the row's largest non-NaN element, lowest index on
 /// ties; index 0 when every element is NaN.
 __device__ int block_argmax(const float *x, int n, float *sv, int *si) {
@@ -43,14 +56,7 @@ __device__ int block_argmax(const float *x, int n, float *sv, int *si) {
       at = i;
     }
   }
-  for (int o = 16; o > 0; o >>= 1) {
-    const float ov = __shfl_xor_sync(0xffffffffu, best, o);
-    const int oi = __shfl_xor_sync(0xffffffffu, at, o);
-    if (ov > best || (ov == best && oi < at)) {
-      best = ov;
-      at = oi;
-    }
-  }
+  warp_argmax(best, at);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   __syncthreads();
   if (lane == 0) {
@@ -60,14 +66,7 @@ __device__ int block_argmax(const float *x, int n, float *sv, int *si) {
   __syncthreads();
   best = sv[lane];
   at = si[lane];
-  for (int o = 16; o > 0; o >>= 1) {
-    const float ov = __shfl_xor_sync(0xffffffffu, best, o);
-    const int oi = __shfl_xor_sync(0xffffffffu, at, o);
-    if (ov > best || (ov == best && oi < at)) {
-      best = ov;
-      at = oi;
-    }
-  }
+  warp_argmax(best, at);
   return at == n ? 0 : at;
 }
 
