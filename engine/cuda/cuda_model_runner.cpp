@@ -39,15 +39,17 @@ CudaModelRunner::CudaModelRunner(const EngineConfig &c, const ModelConfig &m,
                                  const Checkpoint &checkpoint)
     : config_(c), device_name_((reject_unsupported(c), open_device())),
       weights_(bind_qwen3_weights(m, checkpoint)) {
-  check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking),
+  cudaStream_t stream = nullptr;
+  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking),
         "creating the engine's stream");
+  stream_.reset(stream);
   table_width_ =
       (c.max_model_len + c.kvcache_block_size - 1) / c.kvcache_block_size;
   // A decode step of max_num_seqs sequences is max_num_seqs tokens.
   max_tokens_ = std::max(c.max_num_batched_tokens, c.max_num_seqs);
   max_seqs_ = c.max_num_seqs;
   model_ = std::make_unique<Qwen3CudaModel>(m, weights_, max_tokens_, max_seqs_,
-                                            c.max_model_len, stream_);
+                                            c.max_model_len, stream_.get());
   graph_sizes_ =
       c.enforce_eager ? std::vector<int>{} : decode_graph_sizes(c.max_num_seqs);
   int64_t words = step_layout(max_tokens_, max_seqs_, table_width_).words;
@@ -61,15 +63,11 @@ CudaModelRunner::CudaModelRunner(const EngineConfig &c, const ModelConfig &m,
     capture_decode_graphs();
 }
 
+// Members go in reverse order (graphs, buffers, the model, then the stream)
+// once the stream's work is done.
 CudaModelRunner::~CudaModelRunner() {
-  for (DecodeGraph &g : graphs_)
-    cudaGraphExecDestroy(g.exec);
-  if (stream_) {
-    cudaStreamSynchronize(stream_);
-    model_.reset();
-    kv_.reset();
-    cudaStreamDestroy(stream_);
-  }
+  if (stream_)
+    cudaStreamSynchronize(stream_.get());
 }
 
 StepInputs CudaModelRunner::inputs(const StepLayout &l, bool decode,
@@ -97,7 +95,7 @@ StepInputs CudaModelRunner::inputs(const StepLayout &l, bool decode,
 
 void CudaModelRunner::upload(const StepLayout &l) {
   check(cudaMemcpyAsync(step_.get(), staging_.get(), size_t(l.words) * 4,
-                        cudaMemcpyHostToDevice, stream_),
+                        cudaMemcpyHostToDevice, stream_.get()),
         "uploading a step's inputs");
 }
 
@@ -108,7 +106,7 @@ void CudaModelRunner::sample(const StepLayout &l, int rows) {
   SamplingView view{f(l.temperature), f(l.top_p), f(l.uniform),
                     reinterpret_cast<const int32_t *>(step_.get() + l.top_k)};
   launch_sample(model_->logits(), rows, int(model_->config().vocab_size), view,
-                tokens_.get(), stream_);
+                tokens_.get(), stream_.get());
   check_launch("the sampling kernel");
 }
 
@@ -145,7 +143,7 @@ void CudaModelRunner::profile_and_size_kv_cache(const EngineConfig &c) {
     upload(l);
     model_->forward(inputs(l, false, b.num_tokens(), seqs, len, len), scratch);
     sample(l, seqs);
-    check(cudaStreamSynchronize(stream_), "the profiling forward pass");
+    check(cudaStreamSynchronize(stream_.get()), "the profiling forward pass");
   }
   size_t free_bytes = 0, total_bytes = 0;
   check(cudaMemGetInfo(&free_bytes, &total_bytes), "reading GPU memory");
@@ -177,17 +175,21 @@ void CudaModelRunner::capture_decode_graphs() {
     // capture.
     model_->forward(in, *kv_);
     sample(g.layout, g.size);
-    check(cudaStreamSynchronize(stream_), "warming up a decode graph");
+    check(cudaStreamSynchronize(stream_.get()), "warming up a decode graph");
     cudaGraph_t graph = nullptr;
-    check(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal),
-          "capturing a decode graph");
+    check(
+        cudaStreamBeginCapture(stream_.get(), cudaStreamCaptureModeThreadLocal),
+        "capturing a decode graph");
     model_->forward(in, *kv_);
     sample(g.layout, g.size);
-    check(cudaStreamEndCapture(stream_, &graph), "capturing a decode graph");
-    const cudaError_t made = cudaGraphInstantiate(&g.exec, graph, 0);
+    check(cudaStreamEndCapture(stream_.get(), &graph),
+          "capturing a decode graph");
+    cudaGraphExec_t exec = nullptr;
+    const cudaError_t made = cudaGraphInstantiate(&exec, graph, 0);
     cudaGraphDestroy(graph);
     check(made, "instantiating a decode graph");
-    graphs_.push_back(g);
+    g.exec.reset(exec);
+    graphs_.push_back(std::move(g));
   }
   std::reverse(graphs_.begin(), graphs_.end());
 }
@@ -212,7 +214,8 @@ std::vector<int32_t> CudaModelRunner::run(const std::vector<Sequence *> &seqs,
         graph_sizes_.begin())];
     pack_step(batch_, seqs.data(), g.layout, vocab, staging_.get());
     upload(g.layout);
-    check(cudaGraphLaunch(g.exec, stream_), "replaying a decode graph");
+    check(cudaGraphLaunch(g.exec.get(), stream_.get()),
+          "replaying a decode graph");
   } else {
     const StepLayout l = step_layout(n, rows, table_width_);
     pack_step(batch_, seqs.data(), l, vocab, staging_.get());
@@ -223,9 +226,9 @@ std::vector<int32_t> CudaModelRunner::run(const std::vector<Sequence *> &seqs,
     sample(l, rows);
   }
   check(cudaMemcpyAsync(host_tokens_.get(), tokens_.get(), size_t(rows) * 4,
-                        cudaMemcpyDeviceToHost, stream_),
+                        cudaMemcpyDeviceToHost, stream_.get()),
         "copying sampled tokens back");
-  check(cudaStreamSynchronize(stream_), "a model step");
+  check(cudaStreamSynchronize(stream_.get()), "a model step");
   last_rows_ = rows;
   return std::vector<int32_t>(host_tokens_.get(), host_tokens_.get() + rows);
 }
@@ -233,9 +236,9 @@ std::vector<int32_t> CudaModelRunner::run(const std::vector<Sequence *> &seqs,
 std::vector<float> CudaModelRunner::last_logits() const {
   std::vector<float> out(size_t(last_rows_) * model_->config().vocab_size);
   check(cudaMemcpyAsync(out.data(), model_->logits(), out.size() * 4,
-                        cudaMemcpyDeviceToHost, stream_),
+                        cudaMemcpyDeviceToHost, stream_.get()),
         "copying logits back");
-  check(cudaStreamSynchronize(stream_), "copying logits back");
+  check(cudaStreamSynchronize(stream_.get()), "copying logits back");
   return out;
 }
 

@@ -40,10 +40,16 @@ public:
   const std::vector<int> &graph_sizes() const { return graph_sizes_; }
 
 private:
+  struct GraphExecDestroy {
+    void operator()(cudaGraphExec_t g) const { cudaGraphExecDestroy(g); }
+  };
+  struct StreamDestroy {
+    void operator()(cudaStream_t s) const { cudaStreamDestroy(s); }
+  };
   struct DecodeGraph {
     int size = 0;
     StepLayout layout;
-    cudaGraphExec_t exec = nullptr;
+    std::unique_ptr<CUgraphExec_st, GraphExecDestroy> exec;
   };
   StepInputs inputs(const StepLayout &layout, bool decode, int num_tokens,
                     int num_seqs, int max_q_len, int max_context) const;
@@ -53,7 +59,9 @@ private:
   void capture_decode_graphs();
 
   EngineConfig config_;
-  cudaStream_t stream_ = nullptr;
+  // Declared first: destroyed last, after everything that used it, and
+  // also when the constructor throws.
+  std::unique_ptr<CUstream_st, StreamDestroy> stream_;
   std::string device_name_;
   int table_width_ = 0, max_tokens_ = 0, max_seqs_ = 0;
   Qwen3Weights weights_;

@@ -96,13 +96,15 @@ Qwen3CudaModel::Qwen3CudaModel(const ModelConfig &c, const Qwen3Weights &w,
     throw Error("engine: cuda: " + std::to_string(heads / kv_heads) +
                 " query heads per KV head is not supported by the CUDA "
                 "backend's attention (1, 2, 4, 8 or 16)");
-  check(cublasCreate(&cublas_), "creating the cuBLAS handle");
-  check(cublasSetStream(cublas_, stream_), "setting cuBLAS's stream");
+  cublasHandle_t handle = nullptr;
+  check(cublasCreate(&handle), "creating the cuBLAS handle");
+  cublas_.reset(handle);
+  check(cublasSetStream(handle, stream_), "setting cuBLAS's stream");
   // A workspace of our own: cuBLAS then allocates nothing while a graph is
   // being captured.
   cublas_workspace_ =
       DeviceBuffer<uint8_t>(kCublasWorkspace, "allocating cuBLAS's workspace");
-  check(cublasSetWorkspace(cublas_, cublas_workspace_.get(), kCublasWorkspace),
+  check(cublasSetWorkspace(handle, cublas_workspace_.get(), kCublasWorkspace),
         "setting cuBLAS's workspace");
 
   embed_ = upload_matrix({w.embed_tokens});
@@ -156,11 +158,6 @@ Qwen3CudaModel::Qwen3CudaModel(const ModelConfig &c, const Qwen3Weights &w,
         "clearing the attention tickets");
 }
 
-Qwen3CudaModel::~Qwen3CudaModel() {
-  if (cublas_)
-    cublasDestroy(cublas_);
-}
-
 void Qwen3CudaModel::gemm(const uint16_t *x, int n, const Matrix &w, void *y,
                           bool y_f32) {
   if (gemv_supports(n, int(w.cols))) {
@@ -170,7 +167,7 @@ void Qwen3CudaModel::gemm(const uint16_t *x, int n, const Matrix &w, void *y,
   }
   // Row-major y = x·wᵀ is column-major yᵀ = w·xᵀ with w read transposed.
   const float one = 1.f, zero = 0.f;
-  check(cublasGemmEx(cublas_, CUBLAS_OP_T, CUBLAS_OP_N, int(w.rows), n,
+  check(cublasGemmEx(cublas_.get(), CUBLAS_OP_T, CUBLAS_OP_N, int(w.rows), n,
                      int(w.cols), &one, w.data.get(), CUDA_R_16BF, int(w.cols),
                      x, CUDA_R_16BF, int(w.cols), &zero, y,
                      y_f32 ? CUDA_R_32F : CUDA_R_16BF, int(w.rows),

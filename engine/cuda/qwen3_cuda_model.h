@@ -14,6 +14,7 @@
 #include <cublas_v2.h>
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace engine::cuda {
@@ -61,7 +62,6 @@ public:
   Qwen3CudaModel(const ModelConfig &config, const Qwen3Weights &weights,
                  int max_tokens, int max_seqs, int max_context,
                  cudaStream_t stream);
-  ~Qwen3CudaModel();
   Qwen3CudaModel(const Qwen3CudaModel &) = delete;
   Qwen3CudaModel &operator=(const Qwen3CudaModel &) = delete;
 
@@ -89,9 +89,13 @@ private:
   void gemm(const uint16_t *x, int n, const Matrix &w, void *y, bool y_f32);
 
   ModelConfig config_;
+  struct CublasDestroy {
+    void operator()(cublasHandle_t h) const { cublasDestroy(h); }
+  };
   cudaStream_t stream_;
-  cublasHandle_t cublas_ = nullptr;
   DeviceBuffer<uint8_t> cublas_workspace_;
+  // Destroyed before its workspace, and on a constructor that throws.
+  std::unique_ptr<cublasContext, CublasDestroy> cublas_;
   Matrix embed_, lm_head_; // lm_head_ empty when tied to embed_
   DeviceBuffer<float> final_norm_, rope_cos_, rope_sin_;
   std::vector<Layer> layers_;
