@@ -1,7 +1,8 @@
 """The perfcc-built engine records what the toolchain needs: a summary with
 the engine's progress points (one `token` per generated token, one
 `request_finished` per request), its named threads, and probes on each
-subsystem's entry points; and the plain build runs without the runtime.
+subsystem's entry points; a CPU run says nothing of CUPTI; and the plain
+build runs without the runtime.
 
 Usage: perfcc_engine_test.py BUILD_DIR GOLDEN_MODEL_DIR
 """
@@ -30,6 +31,11 @@ with tempfile.TemporaryDirectory() as out:
     run = subprocess.run([instrumented, model] + args, env=env,
                          capture_output=True, text=True, timeout=120)
     check(run.returncode == 0, f"perfcc build exited {run.returncode}: {run.stderr}")
+    # A CPU run is not a CUDA program, whatever backends the engine has: the
+    # runtime must not report CUPTI as unavailable for it (it did while the
+    # engine linked the shared CUDA runtime).
+    check("CUPTI" not in run.stderr,
+          f"a CPU run mentions CUPTI: {run.stderr.strip()}")
     ref = subprocess.run([plain, model] + args, capture_output=True, text=True,
                          timeout=120)
     check(ref.returncode == 0, f"plain build exited {ref.returncode}: {ref.stderr}")
