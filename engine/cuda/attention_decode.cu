@@ -53,11 +53,7 @@ __global__ void __launch_bounds__(kDecodeThreads)
   const bool active = d0 < HD;
 
   float qr[G][4];
-#pragma unroll
-  for (int g = 0; g < G; ++g)
-#pragma unroll
-    for (int e = 0; e < 4; ++e)
-      qr[g][e] = active ? bf(q[(head0 + g) * HD + d0 + e]) * scale : 0.f;
+  load_q_slice<G, HD>(q, head0, d0, active, scale, qr);
 
   float m[G], l[G], acc[G][4];
 #pragma unroll
@@ -68,12 +64,6 @@ __global__ void __launch_bounds__(kDecodeThreads)
     for (int e = 0; e < 4; ++e)
       acc[g][e] = 0.f;
   }
-  auto unpack = [](uint2 raw, float f[4]) {
-    f[0] = __uint_as_float(raw.x << 16);
-    f[1] = __uint_as_float(raw.x & 0xffff0000u);
-    f[2] = __uint_as_float(raw.y << 16);
-    f[3] = __uint_as_float(raw.y & 0xffff0000u);
-  };
   // The next group's K and V are loaded while this group is computed.
   auto fetch = [&](int j0, uint2 kr[kDecodeUnroll], uint2 vr[kDecodeUnroll]) {
 #pragma unroll
@@ -99,7 +89,7 @@ __global__ void __launch_bounds__(kDecodeThreads)
 #pragma unroll
       for (int u = 0; u < kDecodeUnroll; ++u) {
         float f[4];
-        unpack(kr[u], f);
+        unpack_bf16x4(kr[u], f);
         float dot = 0.f;
 #pragma unroll
         for (int e = 0; e < 4; ++e)
@@ -119,7 +109,7 @@ __global__ void __launch_bounds__(kDecodeThreads)
         const float p = j0 + u * kDecodeWarps < n ? __expf(sc[u] - m_new) : 0.f;
         l[g] += p;
         float f[4];
-        unpack(vr[u], f);
+        unpack_bf16x4(vr[u], f);
 #pragma unroll
         for (int e = 0; e < 4; ++e)
           acc[g][e] += p * f[e];
@@ -234,14 +224,9 @@ __global__ void __launch_bounds__(kDecodeThreads)
   // reads and of the output.
   const int d0 = 4 * lane;
   const bool active = d0 < HD;
-  constexpr int kUnroll = 4;
 
   float qr[G][4];
-#pragma unroll
-  for (int g = 0; g < G; ++g)
-#pragma unroll
-    for (int e = 0; e < 4; ++e)
-      qr[g][e] = active ? bf(q[(head0 + g) * HD + d0 + e]) * scale : 0.f;
+  load_q_slice<G, HD>(q, head0, d0, active, scale, qr);
 
   // Scores: warp w takes keys w, w + 4, ...; a key's dot product is summed
   // across the lanes.
@@ -250,9 +235,8 @@ __global__ void __launch_bounds__(kDecodeThreads)
                   : make_uint2(0, 0);
   };
   auto score_key = [&](uint2 raw, int j, int64_t row) {
-    const float f[4] = {
-        __uint_as_float(raw.x << 16), __uint_as_float(raw.x & 0xffff0000u),
-        __uint_as_float(raw.y << 16), __uint_as_float(raw.y & 0xffff0000u)};
+    float f[4];
+    unpack_bf16x4(raw, f);
 #pragma unroll
     for (int g = 0; g < G; ++g) {
       float dot = 0.f;
@@ -268,17 +252,18 @@ __global__ void __launch_bounds__(kDecodeThreads)
   };
   {
     int j = warp;
-    for (; j + (kUnroll - 1) * kDecodeWarps < n; j += kUnroll * kDecodeWarps) {
-      int64_t row[kUnroll];
-      uint2 raw[kUnroll];
+    for (; j + (kDecodeUnroll - 1) * kDecodeWarps < n;
+         j += kDecodeUnroll * kDecodeWarps) {
+      int64_t row[kDecodeUnroll];
+      uint2 raw[kDecodeUnroll];
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u)
+      for (int u = 0; u < kDecodeUnroll; ++u)
         row[u] = (kv_row(kv, s, start + j + u * kDecodeWarps) + kvh) * HD;
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u)
+      for (int u = 0; u < kDecodeUnroll; ++u)
         raw[u] = load(kv.k, row[u]);
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u)
+      for (int u = 0; u < kDecodeUnroll; ++u)
         score_key(raw[u], j + u * kDecodeWarps, row[u]);
     }
     for (; j < n; j += kDecodeWarps) {
@@ -319,9 +304,8 @@ __global__ void __launch_bounds__(kDecodeThreads)
     for (int e = 0; e < 4; ++e)
       acc[g][e] = 0.f;
   auto add_key = [&](uint2 raw, int j) {
-    const float f[4] = {
-        __uint_as_float(raw.x << 16), __uint_as_float(raw.x & 0xffff0000u),
-        __uint_as_float(raw.y << 16), __uint_as_float(raw.y & 0xffff0000u)};
+    float f[4];
+    unpack_bf16x4(raw, f);
 #pragma unroll
     for (int g = 0; g < G; ++g) {
       const float p = sc[g][j];
@@ -331,13 +315,14 @@ __global__ void __launch_bounds__(kDecodeThreads)
     }
   };
   int j = warp;
-  for (; j + (kUnroll - 1) * kDecodeWarps < n; j += kUnroll * kDecodeWarps) {
-    uint2 raw[kUnroll];
+  for (; j + (kDecodeUnroll - 1) * kDecodeWarps < n;
+       j += kDecodeUnroll * kDecodeWarps) {
+    uint2 raw[kDecodeUnroll];
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u)
+    for (int u = 0; u < kDecodeUnroll; ++u)
       raw[u] = load(kv.v, rows[j + u * kDecodeWarps]);
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u)
+    for (int u = 0; u < kDecodeUnroll; ++u)
       add_key(raw[u], j + u * kDecodeWarps);
   }
   for (; j < n; j += kDecodeWarps)

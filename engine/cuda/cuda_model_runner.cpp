@@ -207,11 +207,9 @@ std::vector<int32_t> CudaModelRunner::run(const std::vector<Sequence *> &seqs,
                 std::to_string(max_tokens_) + ") or max_num_seqs (" +
                 std::to_string(max_seqs_) + ")");
   const int64_t vocab = model_->config().vocab_size;
-  const int size = is_prefill ? -1 : graph_size_for(graph_sizes_, rows);
-  if (size > 0) {
-    const DecodeGraph &g = graphs_[size_t(
-        std::lower_bound(graph_sizes_.begin(), graph_sizes_.end(), size) -
-        graph_sizes_.begin())];
+  const int graph = is_prefill ? -1 : graph_index_for(graph_sizes_, rows);
+  if (graph >= 0) {
+    const DecodeGraph &g = graphs_[size_t(graph)];
     pack_step(batch_, seqs.data(), g.layout, vocab, staging_.get());
     upload(g.layout);
     check(cudaGraphLaunch(g.exec.get(), stream_.get()),

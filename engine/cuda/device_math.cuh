@@ -28,6 +28,27 @@ __device__ __forceinline__ float warp_sum(float v) {
   return v;
 }
 
+/// Four bf16 values (one 8-byte load) as fp32.
+__device__ __forceinline__ void unpack_bf16x4(uint2 raw, float f[4]) {
+  f[0] = __uint_as_float(raw.x << 16);
+  f[1] = __uint_as_float(raw.x & 0xffff0000u);
+  f[2] = __uint_as_float(raw.y << 16);
+  f[3] = __uint_as_float(raw.y & 0xffff0000u);
+}
+
+/// Dimensions [d0, d0 + 4) of G consecutive query heads from head0 (rows of
+/// HD bf16 values), times scale; zeros for a lane past the head (inactive).
+template <int G, int HD>
+__device__ __forceinline__ void load_q_slice(const uint16_t *q, int64_t head0,
+                                             int d0, bool active, float scale,
+                                             float qr[G][4]) {
+#pragma unroll
+  for (int g = 0; g < G; ++g)
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+      qr[g][e] = active ? bf(q[(head0 + g) * HD + d0 + e]) * scale : 0.f;
+}
+
 /// Where position pos of sequence s lives in the cache (slot · kv_heads).
 __device__ __forceinline__ int64_t kv_row(const PagedKvView &kv, int s,
                                           int pos) {

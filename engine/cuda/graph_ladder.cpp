@@ -17,9 +17,9 @@ std::vector<int> decode_graph_sizes(int max_num_seqs) {
   return sizes;
 }
 
-int graph_size_for(const std::vector<int> &sizes, int num_seqs) {
+int graph_index_for(const std::vector<int> &sizes, int num_seqs) {
   auto it = std::lower_bound(sizes.begin(), sizes.end(), num_seqs);
-  return it == sizes.end() ? -1 : *it;
+  return it == sizes.end() ? -1 : int(it - sizes.begin());
 }
 
 } // namespace engine::cuda

@@ -13,7 +13,8 @@ namespace engine::cuda {
 /// Ascending sizes up to and including max_num_seqs (≥ 1).
 std::vector<int> decode_graph_sizes(int max_num_seqs);
 
-/// The smallest size ≥ num_seqs, or −1 when none is (run eagerly).
-int graph_size_for(const std::vector<int> &sizes, int num_seqs);
+/// The index in sizes of the smallest size ≥ num_seqs (the graph a step
+/// replays), or −1 when none is (run eagerly).
+int graph_index_for(const std::vector<int> &sizes, int num_seqs);
 
 } // namespace engine::cuda

@@ -18,11 +18,17 @@ TEST(GraphLadder, NanoVllmsSizesEndingAtMaxNumSeqs) {
 
 TEST(GraphLadder, StepsArePaddedToTheNextSize) {
   const std::vector<int> sizes = decode_graph_sizes(37);
-  EXPECT_EQ(graph_size_for(sizes, 1), 1);
-  EXPECT_EQ(graph_size_for(sizes, 3), 4);
-  EXPECT_EQ(graph_size_for(sizes, 16), 16);
-  EXPECT_EQ(graph_size_for(sizes, 17), 32);
-  EXPECT_EQ(graph_size_for(sizes, 33), 37);
-  EXPECT_EQ(graph_size_for(sizes, 38), -1);
-  EXPECT_EQ(graph_size_for({}, 1), -1); // enforce_eager
+  // The padded size a step of n sequences replays.
+  auto size_for = [&](int n) {
+    const int i = graph_index_for(sizes, n);
+    return i < 0 ? -1 : sizes[size_t(i)];
+  };
+  EXPECT_EQ(graph_index_for(sizes, 1), 0);
+  EXPECT_EQ(size_for(1), 1);
+  EXPECT_EQ(size_for(3), 4);
+  EXPECT_EQ(size_for(16), 16);
+  EXPECT_EQ(size_for(17), 32);
+  EXPECT_EQ(size_for(33), 37);
+  EXPECT_EQ(size_for(38), -1);
+  EXPECT_EQ(graph_index_for({}, 1), -1); // enforce_eager
 }
