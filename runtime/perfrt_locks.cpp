@@ -149,6 +149,8 @@ PERFRT_API int pthread_mutex_lock(pthread_mutex_t *m) {
       return rc;
     now = nowTicks();
     t->locks.blockedTicks += now - before;
+    t->locks.mutexWaitTicks += now - before;
+    ++t->locks.contendedLocks;
     if (gSpeedup.on)
       speedupAfterBlock(t, now);
   } else {

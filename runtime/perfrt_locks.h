@@ -35,6 +35,8 @@ struct LockState {
   uint64_t heldSince;      // when `held` last went from 0 to 1
   uint64_t heldTicks;      // total time with at least one mutex held
   uint64_t blockedTicks;   // total time blocked on another thread
+  uint64_t mutexWaitTicks; // the part of it waiting for a mutex
+  uint64_t contendedLocks; // acquisitions that had to wait
   uint64_t delayHeldTicks; // speed bumps paid holding a mutex (not work)
   // A speed bump's share owed at the next acquisition by the delayed call
   // at shadow-stack depth `pendingDepth` (paid at its exit if it takes none).

@@ -151,6 +151,13 @@ void writeWindowDelayProgress(JsonOut &out) {
   out.key(key::DelayedCalls).u64(calls);
   out.key(key::RequestedNs).u64(calls * gDelay.delayNs);
   out.key(key::DeliveredNs).u64(delivered);
+  uint64_t mutexWait = 0, contended = 0;
+  for (ThreadState *t = allThreads(); t; t = t->next) {
+    mutexWait += t->locks.mutexWaitTicks;
+    contended += t->locks.contendedLocks;
+  }
+  out.key(key::MutexWaitNs).u64(durationToNs(mutexWait));
+  out.key(key::ContendedLocks).u64(contended);
   out.ch('}');
 
   // Virtual speedup: the program's effective time is its real time minus

@@ -204,6 +204,11 @@ constexpr char PaidHolding[] = "paid_holding";
 /// those calls.
 constexpr char WorkNs[] = "work_ns";
 constexpr char WorkCalls[] = "work_calls";
+/// Time threads spent waiting for a mutex another thread held, summed over
+/// the threads, and the acquisitions that waited (armed runs only: the
+/// interposers track while an experiment runs).
+constexpr char MutexWaitNs[] = "mutex_wait_ns";
+constexpr char ContendedLocks[] = "contended_locks";
 // speedup: a virtual speedup (present only in that mode).
 constexpr char Speedup[] = "speedup";
 constexpr char Percent[] = "percent";

@@ -123,6 +123,8 @@ std::optional<RunMeasurement> parseSummaryOrThrow(std::string_view text,
     m.delayedCalls = u64(delay, key::DelayedCalls);
     m.requestedNs = u64(delay, key::RequestedNs);
     m.deliveredNs = u64(delay, key::DeliveredNs);
+    m.mutexWaitNs = u64(delay, key::MutexWaitNs);
+    m.contendedLocks = u64(delay, key::ContendedLocks);
     if (auto cal = delay.find(key::Calibration); cal != delay.end()) {
       m.clockReadNs = dbl(*cal, key::ClockReadNs);
       m.minDelayNs = dbl(*cal, key::MinDelayNs);
@@ -179,6 +181,8 @@ void mergeMeasurement(RunMeasurement &into, const RunMeasurement &one) {
   into.delayedCalls += one.delayedCalls;
   into.requestedNs += one.requestedNs;
   into.deliveredNs += one.deliveredNs;
+  into.mutexWaitNs += one.mutexWaitNs;
+  into.contendedLocks += one.contendedLocks;
   if (!into.clockReadNs) {
     into.clockReadNs = one.clockReadNs;
     into.minDelayNs = one.minDelayNs;
@@ -435,6 +439,8 @@ std::optional<RunOutcome> measureRun(const RunMeasurement &m,
   }
   out.timePerUnitNs = 1e9 / out.throughput;
   out.delayPerUnitNs = out.workUnits > 0 ? out.deliveredNs / out.workUnits : 0;
+  out.mutexWaitShare =
+      m.durationNs > 0 ? double(m.mutexWaitNs) / double(m.durationNs) : 0;
   return out;
 }
 

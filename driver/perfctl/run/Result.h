@@ -53,6 +53,9 @@ struct RunMeasurement {
   bool hasDelay = false;          ///< the runtime reported a "delay" object
   bool armed = false;             ///< any process had delay targets
   std::uint64_t delayedCalls = 0, requestedNs = 0, deliveredNs = 0;
+  /// Time threads waited for a mutex (summed over threads and processes),
+  /// and the acquisitions that waited; armed runs only.
+  std::uint64_t mutexWaitNs = 0, contendedLocks = 0;
   double clockReadNs = 0, minDelayNs = 0; ///< the runtime's calibration
   std::vector<DelayedFunction> delayed;   ///< merged by name
   std::vector<ProgressCount> progress;    ///< merged by name, first seen first
@@ -115,6 +118,9 @@ struct RunOutcome {
   std::uint64_t delayedCalls = 0;
   double deliveredNs = 0;    ///< delay delivered in the window
   double delayPerUnitNs = 0; ///< deliveredNs / workUnits
+  /// Time threads waited for a mutex another thread held, as a share of
+  /// the run (summed over threads: 0.5 is one thread waiting half of it).
+  double mutexWaitShare = 0;
   // A virtual speedup (progress points only): the predicted throughput of
   // the program with the targets P% faster, the runtime's
   // virtual_rate_per_s: units of work over the window minus the delay

@@ -48,6 +48,27 @@ double ratioOfMedians(const std::vector<double> &a,
   return median(a) / median(b);
 }
 
+/// Slowing a function down cannot show what a faster one gains beside a
+/// contended mutex: back sooner, its thread takes the mutex again before
+/// the waiter it woke runs, and saves a hand-off (glibc's mutex lets a
+/// running thread barge in). Where the threads waited for mutexes and the
+/// verdict is slack, say so, and how to check (examples/causal/
+/// lock_convoy.cpp's prepare_local gains 4-13% so; docs/methodology.md).
+void cautionBesideAContendedMutex(GroupAnalysis &g) {
+  bool slack = g.shape == Shape::Threshold || g.shape == Shape::None ||
+               g.shape == Shape::Inconclusive;
+  if (!slack || !(g.mutexWaitShare >= ContendedMutexShare))
+    return;
+  g.evidence.push_back(fmt::format(
+      "beside a contended mutex: the threads waited for one {:.0f}% of the "
+      "run (summed over threads); a faster call can take the mutex back "
+      "before the waiter it woke runs and save a hand-off, a gain slowing it "
+      "down cannot show: cross-check with --speedup",
+      100 * g.mutexWaitShare));
+  g.verdict += "; beside a contended mutex, where slowing down cannot see "
+               "a faster hand-off: cross-check with --speedup";
+}
+
 } // namespace
 
 const char *shapeName(Shape shape) {
@@ -311,6 +332,8 @@ void extrapolate(GroupAnalysis &g, const AnalysisSettings &settings,
               : g.levels.empty()         ? NaN
                                  : g.levels.front().timePerUnitNs.median;
   g.extrapolations.clear();
+  double conf = settings.confidence;
+  Rng rng(settings.seed ^ 0x6a09e667f3bcc909ull);
   for (const Asked &a : asked) {
     std::uint64_t s = a.ns;
     Extrapolation e;
@@ -362,6 +385,20 @@ void extrapolate(GroupAnalysis &g, const AnalysisSettings &settings,
       e.gainPercent = {gain(g.line.slope),
                        {gain(g.line.slopeCI.lo), gain(g.line.slopeCI.hi)}};
       std::vector<std::string> notes;
+      if (g.shape == Shape::Negative && g.callRate.applies) {
+        // The line sees only the slow-down side of a loss that steepens as
+        // the calls come faster; it stays as the loss's lower end.
+        CallRateGain byRate =
+            callRateGain(g.callRate, e.usedNs, conf, settings.resamples, rng);
+        e.lineGainPercent = e.gainPercent;
+        e.gainPercent = {byRate.value, byRate.ci};
+        e.byCallRate = true;
+        notes.push_back(fmt::format(
+            "through how often it runs, each call's cost to the rest held "
+            "fixed (the most it would lose); a line through the slow-downs "
+            "says {:+.1f}% (the least)",
+            e.lineGainPercent.value));
+      }
       if (e.capped)
         notes.push_back(
             fmt::format("capped at {} per call ({})", formatDuration(e.usedNs),
@@ -375,7 +412,8 @@ void extrapolate(GroupAnalysis &g, const AnalysisSettings &settings,
             formatDuration(g.slackElsewhereNs), g.slackElsewhereGroup,
             g.slackElsewhereGroup));
       if (g.shape == Shape::Negative)
-        notes.push_back("a loss: speeding it up slows the program down");
+        notes.insert(notes.begin(),
+                     "a loss: speeding it up slows the program down");
       for (const std::string &note : notes)
         e.note += (e.note.empty() ? "" : "; ") + note;
       break;
@@ -411,6 +449,8 @@ SweepAnalysis analyzeSweep(const std::vector<std::string> &groupNames,
     std::vector<double> x, y, levelX, baseline;
     std::vector<std::size_t> level;
     std::vector<double> callsPerUnit, nsPerCall, workPerCall;
+    std::vector<CallRateRun> callRateRuns;
+    std::vector<double> mutexWait;
     for (std::uint64_t delay : delays) {
       std::vector<RunPoint> runs;
       for (const RunPoint &p : points)
@@ -441,6 +481,10 @@ SweepAnalysis analyzeSweep(const std::vector<std::string> &groupNames,
         s.passThrough = {NaN, {NaN, NaN}};
       }
       for (const RunPoint &p : runs) {
+        double calls = double(settings.frequency) * p.delayedCallsPerUnit;
+        callRateRuns.push_back(
+            {g.levels.size(), calls, p.timePerUnitNs,
+             delay && calls > 0 ? p.delayPerUnitNs / calls : 0});
         x.push_back(delay ? p.delayPerUnitNs : 0);
         y.push_back(p.timePerUnitNs);
         level.push_back(g.levels.size());
@@ -450,6 +494,8 @@ SweepAnalysis analyzeSweep(const std::vector<std::string> &groupNames,
           nsPerCall.push_back(p.targetNsPerCall);
         if (!delay && p.targetWorkNsPerCall > 0)
           workPerCall.push_back(p.targetWorkNsPerCall);
+        if (!delay)
+          mutexWait.push_back(p.mutexWaitShare);
       }
       levelX.push_back(s.delayPerUnitNs);
       g.levels.push_back(s);
@@ -459,6 +505,7 @@ SweepAnalysis analyzeSweep(const std::vector<std::string> &groupNames,
                          : double(settings.frequency) * median(callsPerUnit);
     g.targetNsPerCall = nsPerCall.empty() ? -1 : median(nsPerCall);
     g.targetWorkNsPerCall = workPerCall.empty() ? -1 : median(workPerCall);
+    g.mutexWaitShare = mutexWait.empty() ? 0 : median(mutexWait);
     g.noisePercent = g.levels.empty() || g.levels[0].delayNs != 0
                          ? NaN
                          : 100 * g.levels[0].timePerUnitNs.robustCV();
@@ -477,6 +524,7 @@ SweepAnalysis analyzeSweep(const std::vector<std::string> &groupNames,
     if (!unarmed.empty())
       g.unarmedTimePerUnitNs = a.unarmedTimePerUnitNs.median;
     g.line = fitLinear(x, y, conf);
+    g.callRate = fitCallRateModel(std::move(callRateRuns), conf);
     // The hinge's knee grid needs ascending level positions.
     bool ascending =
         std::is_sorted(levelX.begin(), levelX.end()) &&
@@ -523,6 +571,13 @@ SweepAnalysis analyzeSweep(const std::vector<std::string> &groupNames,
     for (const LevelStats &level : g.levels)
       measured.push_back(level.delayNs);
     extrapolate(g, settings, measured);
+    if (g.shape == Shape::Negative)
+      g.evidence.push_back((g.callRate.applies
+                                ? "loss by call rate: "
+                                : "loss by a line through the slow-downs (the "
+                                  "least it would be); the call-rate model "
+                                  "does not apply: ") +
+                           g.callRate.why);
   }
 
   for (GroupAnalysis &g : a.groups) {
@@ -565,6 +620,7 @@ SweepAnalysis analyzeSweep(const std::vector<std::string> &groupNames,
       g.verdict = "inconclusive, pass-through " + ratio(g.passThrough);
       break;
     }
+    cautionBesideAContendedMutex(g);
   }
   // Most critical first: on the path (by pass-through), then thresholds
   // (least slack first), then off it, then the ones that would hurt, then

@@ -15,6 +15,7 @@
 #ifndef PERFCC_DRIVER_PERFCTL_SWEEP_ANALYSIS_H
 #define PERFCC_DRIVER_PERFCTL_SWEEP_ANALYSIS_H
 
+#include "sweep/CallRateModel.h"
 #include "sweep/Statistics.h"
 
 #include <cstdint>
@@ -36,7 +37,15 @@ struct RunPoint {
   /// Their mean own work a call (less delays and time blocked on other
   /// threads), or -1 when the runtime did not report it.
   double targetWorkNsPerCall = -1;
+  /// Time the threads waited for a mutex, as a share of the run (armed
+  /// runs: RunOutcome::mutexWaitShare).
+  double mutexWaitShare = 0;
 };
+
+/// A group whose threads waited for a mutex this share of the run or more
+/// (summed over threads) runs beside a contended mutex: a slack verdict
+/// gets the caveat that slowing down cannot see a faster hand-off.
+constexpr double ContendedMutexShare = 0.05;
 
 struct AnalysisSettings {
   double confidence = 0.95;
@@ -90,6 +99,13 @@ struct Extrapolation {
   bool capped = false;
   bool valid = false; ///< false: no estimate (inconclusive)
   Estimate gainPercent;
+  /// A loss estimated through the function's call rate (CallRateModel.h):
+  /// then the line's estimate is kept here, the loss's lower end; NaN when
+  /// the line is the estimate.
+  Estimate lineGainPercent{std::numeric_limits<double>::quiet_NaN(),
+                           {std::numeric_limits<double>::quiet_NaN(),
+                            std::numeric_limits<double>::quiet_NaN()}};
+  bool byCallRate = false;
   std::string note;
 };
 
@@ -116,6 +132,9 @@ struct GroupAnalysis {
   double callsPerUnit = 0;   ///< calls of the targets per unit of work
   double targetNsPerCall = -1;
   double targetWorkNsPerCall = -1; ///< own work a call, at delay 0
+  /// The median share of the run its armed zero-delay runs' threads waited
+  /// for a mutex (RunPoint::mutexWaitShare).
+  double mutexWaitShare = 0;
   /// The unarmed control's median time per unit of work: the program as it
   /// runs without the experiment, which a predicted gain is relative to
   /// (NaN without controls: the armed baseline is used).
@@ -124,6 +143,8 @@ struct GroupAnalysis {
   /// what speeding this one up can save at most. Infinite when none did.
   double slackElsewhereNs = std::numeric_limits<double>::infinity();
   std::string slackElsewhereGroup;
+  /// A negative group's loss through how often it runs (CallRateModel.h).
+  CallRateModel callRate;
   std::vector<Extrapolation> extrapolations;
   std::string verdict; ///< "on the critical path (linear), pass-through ..."
 };

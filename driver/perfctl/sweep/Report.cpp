@@ -79,6 +79,7 @@ json runJson(const SweepState &state, const RunRecord &r) {
     run["delivered_ns"] = number(o.deliveredNs);
     run["delay_per_unit_ns"] = number(o.delayPerUnitNs);
     run["delayed_calls_per_unit"] = number(r.delayedCallsPerUnit);
+    run["mutex_wait_share"] = number(o.mutexWaitShare);
     run["target_ns_per_call"] =
         r.targetNsPerCall >= 0 ? number(r.targetNsPerCall) : json(nullptr);
     run["target_work_ns_per_call"] = r.targetWorkNsPerCall >= 0
@@ -108,6 +109,15 @@ json machineJson(const SweepState &state) {
           {"busy", m.busy()}};
 }
 
+json callRateJson(const CallRateModel &m) {
+  if (m.runs.empty())
+    return json(nullptr);
+  return {{"applies", m.applies},
+          {"why", m.why},
+          {"harm", report::line(m.harm, "ns_per_call")},
+          {"period", report::line(m.period, "slope")}};
+}
+
 json groupJson(const GroupAnalysis &g) {
   json levels = json::array();
   for (const LevelStats &l : g.levels)
@@ -127,6 +137,9 @@ json groupJson(const GroupAnalysis &g) {
          {"capped", e.capped},
          {"valid", e.valid},
          {"gain_percent", estimate(e.gainPercent)},
+         {"model", e.byCallRate ? "call_rate" : "line"},
+         {"line_gain_percent",
+          e.byCallRate ? estimate(e.lineGainPercent) : json(nullptr)},
          {"note", e.note}});
   const HingeTest &h = g.hinge;
   return {{"name", g.name},
@@ -159,6 +172,7 @@ json groupJson(const GroupAnalysis &g) {
               {"sse", number(h.fit.sse)},
               {"f", number(h.fStatistic)},
               {"p", number(h.pValue)}}}}},
+          {"call_rate_model", callRateJson(g.callRate)},
           {"extrapolation", extrapolations}};
 }
 

@@ -366,6 +366,7 @@ std::vector<RunPoint> pointsOf(const SweepState &state) {
     p.delayedCallsPerUnit = record.delayedCallsPerUnit;
     p.targetNsPerCall = record.targetNsPerCall;
     p.targetWorkNsPerCall = record.targetWorkNsPerCall;
+    p.mutexWaitShare = record.outcome.mutexWaitShare;
     points.push_back(p);
   }
   return points;

@@ -96,6 +96,22 @@ Settled isSettled(const GroupAnalysis &group, double targetWidth) {
   s.why = fmt::format("{}, pass-through interval {:.2f} wide ({} {:.2f})",
                       shapeName(group.shape), width,
                       s.settled ? "at most" : "above", targetWidth);
+  // A loss modelled through the call rate rests on two fits whose errors
+  // compound: its largest estimate must be narrow too.
+  const Extrapolation *loss = nullptr;
+  for (const Extrapolation &e : group.extrapolations)
+    if (e.valid && e.byCallRate)
+      loss = &e;
+  if (s.settled && loss) {
+    double lossWidth = loss->gainPercent.ci.width();
+    double allowed = std::max(LossSettledPoints,
+                              targetWidth * std::fabs(loss->gainPercent.value));
+    s.settled = lossWidth <= allowed;
+    s.why += fmt::format("; its loss at {} faster a call {:.1f} points wide "
+                         "({} {:.1f})",
+                         formatDuration(loss->usedNs), lossWidth,
+                         s.settled ? "at most" : "above", allowed);
+  }
   return s;
 }
 

@@ -64,8 +64,14 @@ struct Settled {
   bool settled = false;
   std::string why;
 };
+/// A loss modelled through its call rate (CallRateModel.h) is settled when
+/// its largest estimate's interval is at most this many points wide, or
+/// the target width's share of the loss.
+constexpr double LossSettledPoints = 4.0;
+
 /// Settled: a shape other than inconclusive with a pass-through interval
-/// at most \p targetWidth wide.
+/// at most \p targetWidth wide, and a loss modelled through its call rate
+/// whose largest estimate is narrow (LossSettledPoints).
 Settled isSettled(const GroupAnalysis &group, double targetWidth);
 
 /// What stopped an adaptive sweep.

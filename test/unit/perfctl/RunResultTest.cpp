@@ -68,7 +68,9 @@ std::string summary(std::uint64_t units, std::uint64_t windowNs,
                                      {k::WorstErrorNs, 55}}})},
         {k::DelayedCalls, delayedCalls},
         {k::RequestedNs, delayedCalls * delayNs},
-        {k::DeliveredNs, delivered}}},
+        {k::DeliveredNs, delivered},
+        {k::MutexWaitNs, windowNs / 10},
+        {k::ContendedLocks, 12}}},
       {k::Progress, json::array({{{k::Name, progressName},
                                   {k::Kind, k::KindThroughput},
                                   {k::Count, units + 7},
@@ -138,6 +140,21 @@ TEST(Summary, ReadsWindowDelayProgressAndFunctions) {
   ASSERT_EQ(m.functions.size(), 2u);
   EXPECT_EQ(m.functions[0].mangled, "_Z8consumerv");
   EXPECT_DOUBLE_EQ(m.functions[1].inclusiveNs, 400);
+  EXPECT_EQ(m.mutexWaitNs, 50000000u);
+  EXPECT_EQ(m.contendedLocks, 12u);
+}
+
+TEST(Summary, MutexWaitsAreSummedOverProcessesAsAShareOfTheRun) {
+  // Each process waited 50 ms of its 505 ms run; the run's share sums them
+  // over the longest process, as the waits of threads sum.
+  RunMeasurement m = parsed(summary(1000, 500000000, 2000, 1000));
+  mergeMeasurement(m, parsed(summary(1000, 500000000, 2000, 1000)));
+  EXPECT_EQ(m.mutexWaitNs, 100000000u);
+  EXPECT_EQ(m.contendedLocks, 24u);
+  std::string error;
+  std::optional<RunOutcome> o = measure(m, ThroughputSpec{}, error);
+  ASSERT_TRUE(o) << error;
+  EXPECT_NEAR(o->mutexWaitShare, 100.0 / 505, 1e-9);
 }
 
 TEST(Summary, OlderRuntimeWithoutDelayOrWindowStillReads) {
