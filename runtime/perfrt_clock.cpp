@@ -138,6 +138,20 @@ void clockCalibrate() {
   gClock.calibrated = true;
 }
 
+uint64_t gThreadCpuReadNs = 0;
+
+void threadCpuCalibrate() {
+  uint64_t best = UINT64_MAX, last = threadCpuNs();
+  for (int i = 0; i < 200; ++i) {
+    uint64_t now = threadCpuNs();
+    if (now > last && now - last < best)
+      best = now - last;
+    last = now;
+  }
+  // The clock may step coarser than a read (then no difference is seen).
+  gThreadCpuReadNs = best == UINT64_MAX ? 0 : best;
+}
+
 } // namespace perfrt
 
 PERFRT_NOINSTR_END

@@ -35,6 +35,21 @@ inline uint64_t monotonicNs() {
   return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
 }
 
+/// The calling thread's CPU time, ns (PERFCC_CPU_TIME): the kernel's
+/// per-thread clock, a system call on Linux (no vDSO path for it).
+inline uint64_t threadCpuNs() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+/// The CPU time one threadCpuNs() call itself takes, ns (the smallest of
+/// many back-to-back differences; threadCpuCalibrate). A call's CPU
+/// interval holds about one read (the rest of the entry's, the start of the
+/// exit's), so each call's CPU time is charged that much less.
+extern uint64_t gThreadCpuReadNs;
+void threadCpuCalibrate();
+
 /// Current time in ticks of the chosen source. The branch is on a value that
 /// never changes after start-up, so it predicts perfectly.
 __attribute__((always_inline)) inline uint64_t nowTicks() {

@@ -147,6 +147,8 @@ void initOnceBody() {
     signalsInstall();
   gRt.startTicks = nowTicks();
   delayInit(gRt.flags);
+  if (gRt.flags.cpuTime)
+    threadCpuCalibrate();
   speedupInit(gRt.flags);
   locksInit(!gRt.flags.delayTargets.empty());
   // Last: with PERFCC_CUPTI=on it may refuse to start, and it must see the

@@ -45,8 +45,14 @@ __attribute__((noinline)) void enterSlow(perfcc_desc *desc, uintptr_t sp) {
       closeAbandonedBelow(t, sp, nowTicks());
     if (bits & PERFCC_ENABLED_NVTX)
       nvtxEnter(desc->id);
-    if (Frame *f = pushFrame(t, desc->id, sp))
+    if (Frame *f = pushFrame(t, desc->id, sp)) {
+      if (bits & PERFCC_ENABLED_CPU) {
+        f->childCpu = 0;
+        f->hasCpu = 1;
+        f->cpuStart = threadCpuNs();
+      }
       f->start = nowTicks(); // last: bookkeeping is not charged to the call
+    }
   }
   // After the frame's start: the bump is part of the function's time.
   if (bits & PERFCC_ENABLED_DELAY) {
@@ -60,9 +66,12 @@ __attribute__((noinline)) void enterSlow(perfcc_desc *desc, uintptr_t sp) {
 
 __attribute__((noinline)) void exitSlow(perfcc_desc *desc, uint64_t end,
                                         uint32_t flags, uint32_t bits) {
+  // The CPU clock right after the wall clock, before any bookkeeping.
+  uint64_t cpu = bits & PERFCC_ENABLED_CPU ? threadCpuNs() : 0;
   ThreadState *t = acquire();
   if (!t)
     return;
+  t->cpuNow = cpu;
   if ((bits & PERFCC_ENABLED_DELAY) && gSpeedup.on)
     speedupExitSelected(t, end);
   else if (bits & PERFCC_ENABLED_DELAY)

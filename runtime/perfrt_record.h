@@ -12,6 +12,7 @@
 #ifndef PERFRT_RECORD_H
 #define PERFRT_RECORD_H
 
+#include "perfrt_clock.h"
 #include "perfrt_runtime.h"
 #include "perfrt_spans.h"
 #include "perfrt_thread.h"
@@ -55,6 +56,8 @@ struct CompletedCall {
   uint64_t start, end;
   uint64_t inclusive, exclusive;
   uint32_t fn;
+  uint32_t hasCpu;
+  uint64_t cpuStart, childCpu; // with hasCpu (PERFCC_CPU_TIME)
 };
 
 /// Pops the top frame at \p end and charges its inclusive time to the
@@ -67,7 +70,8 @@ __attribute__((always_inline)) inline CompletedCall popTop(ThreadState *t,
   uint64_t excl = incl > f.childTicks ? incl - f.childTicks : 0;
   if (t->depth)
     t->stack[t->depth - 1].childTicks += incl;
-  return CompletedCall{f.start, end, incl, excl, f.fn};
+  return CompletedCall{f.start, end,      incl,       excl,
+                       f.fn,    f.hasCpu, f.cpuStart, f.childCpu};
 }
 
 /// Records the completion of the top frame at \p end.
@@ -76,10 +80,30 @@ popFrame(ThreadState *t, uint64_t end, uint32_t flags) {
   CompletedCall c = popTop(t, end);
   if (flags & SpanAbandoned)
     ++t->abandonedFrames;
+  SpanRecord span{c.start, c.end, c.exclusive, c.fn, flags};
+  // With its CPU time (t->cpuNow, read by the exit probe) unless a repair
+  // or the end of the run closes it: then no probe read the clock at its end.
+  if (__builtin_expect(c.hasCpu, 0) &&
+      !(flags & (SpanAbandoned | SpanUnfinished))) {
+    uint64_t cpuIncl = t->cpuNow > c.cpuStart + gThreadCpuReadNs
+                           ? t->cpuNow - c.cpuStart - gThreadCpuReadNs
+                           : 0;
+    uint64_t cpuExcl = cpuIncl > c.childCpu ? cpuIncl - c.childCpu : 0;
+    if (t->depth)
+      t->stack[t->depth - 1].childCpu += cpuIncl;
+    SpanRecord cpu{cpuIncl, cpuExcl, 0, c.fn, SpanCpu};
+    if (gRt.spans)
+      return spansAppendPair(t, span, cpu);
+    if (FnStats *s = t->stats.get(c.fn, t->arena)) {
+      s->add(c.inclusive, c.exclusive);
+      s->addCpu(cpuIncl, cpuExcl);
+    }
+    return;
+  }
   // The writer charges the span to the aggregates, off this thread; with
   // no spans (a unit test's runtime) this thread does it.
   if (gRt.spans)
-    appendSpan(t, SpanRecord{c.start, c.end, c.exclusive, c.fn, flags});
+    appendSpan(t, span);
   else if (FnStats *s = t->stats.get(c.fn, t->arena))
     s->add(c.inclusive, c.exclusive);
 }
@@ -148,6 +172,7 @@ pushFrame(ThreadState *t, uint32_t fn, uintptr_t sp) {
   }
   Frame &f = t->stack[depth];
   f.fn = fn;
+  f.hasCpu = 0;
   f.sp = sp;
   f.childTicks = 0;
   t->depth = depth + 1;

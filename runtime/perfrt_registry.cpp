@@ -42,7 +42,8 @@ uint32_t probeBits(const FunctionRecord &r) {
   return (r.enabled ? PERFCC_ENABLED_RECORD : 0) |
          (r.delayed ? PERFCC_ENABLED_DELAY : 0) |
          (gSpeedup.on ? PERFCC_ENABLED_CATCHUP : 0) |
-         (r.enabled && gRt.flags.nvtx ? PERFCC_ENABLED_NVTX : 0);
+         (r.enabled && gRt.flags.nvtx ? PERFCC_ENABLED_NVTX : 0) |
+         (r.enabled && gRt.flags.cpuTime ? PERFCC_ENABLED_CPU : 0);
 }
 
 std::string identityOf(const perfcc_desc &d) {

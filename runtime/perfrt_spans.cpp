@@ -4,6 +4,7 @@ PERFRT_NOINSTR_BEGIN
 
 #include "perfrt_spans.h"
 
+#include "perfrt_record.h"
 #include "perfrt_runtime.h"
 #include "perfrt_thread.h"
 #include "perfrt_trace_writer.h"
@@ -138,6 +139,11 @@ namespace {
 /// A span that cannot be recorded still counts in the summary: this thread
 /// charges it to its own table (the writer owns spanStats).
 void dropSpan(ThreadState *t, const SpanRecord &r) {
+  if (r.flags & SpanCpu) {
+    if (FnStats *s = t->stats.get(r.fn, t->arena))
+      s->addCpu(r.start, r.end);
+    return;
+  }
   if (r.flags & (SpanDelay | SpanCounter))
     return; // not a call: already counted where it happened
   if (gRt.trace)
@@ -194,6 +200,26 @@ void spansAppendSlow(ThreadState *t, const SpanRecord &r) {
   c->records[0] = r;
   c->count = 1;
   t->chunk = c;
+}
+
+void spansAppendPair(ThreadState *t, const SpanRecord &span,
+                     const SpanRecord &cpu) {
+  SpanChunk *c = t->chunk;
+  if (c && c->count + 2 <= ChunkRecords) {
+    storeSpan(c, span);
+    storeSpan(c, cpu);
+    return;
+  }
+  // A new chunk (the current one, with a slot left or none, is handed
+  // over), which then has room for the second record too; or a drop.
+  // (The chunk handed over sits in the writer's queue while the new one is
+  // taken, so a new chunk is never the one before.)
+  SpanChunk *before = t->chunk;
+  spansAppendSlow(t, span);
+  if (t->chunk && t->chunk != before && t->chunk->count == 1)
+    storeSpan(t->chunk, cpu);
+  else
+    dropSpan(t, cpu);
 }
 
 void spansPublish(SpanChunk *c) {

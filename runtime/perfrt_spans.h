@@ -58,6 +58,13 @@ void spansInit(size_t capBytes);
 /// lock on every call.
 void spansAppendSlow(ThreadState *t, const SpanRecord &r);
 
+/// Appends \p span and its SpanCpu record \p cpu to one chunk, so a reader
+/// finds the CPU time right after its span: a chunk with one slot left is
+/// handed over first. When no chunk memory is left both are charged to the
+/// thread's own aggregates, as a dropped span is.
+void spansAppendPair(ThreadState *t, const SpanRecord &span,
+                     const SpanRecord &cpu);
+
 constexpr uint32_t DropBatch = 1024;
 
 /// Hands an exiting thread's last chunk to the writer. A mostly empty one

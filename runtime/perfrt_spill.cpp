@@ -34,7 +34,8 @@ static_assert(uint32_t(SpanUnwind) == spill::FlagUnwind &&
                   uint32_t(SpanUnfinished) == spill::FlagUnfinished &&
                   uint32_t(SpanDelay) == spill::FlagDelay &&
                   uint32_t(SpanCounter) == spill::FlagCounter &&
-                  uint32_t(SpanHolding) == spill::FlagHolding,
+                  uint32_t(SpanHolding) == spill::FlagHolding &&
+                  uint32_t(SpanCpu) == spill::FlagCpu,
               "the spill's flags are the runtime's");
 static_assert(spill::ProgressThroughput == PERF_PROGRESS_THROUGHPUT &&
                   spill::ProgressLatency == PERF_PROGRESS_LATENCY,

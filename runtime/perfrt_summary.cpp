@@ -74,6 +74,16 @@ void statsFields(JsonOut &out, const FnStats &s) {
              s.calls);
   timeObject(out, key::ExclusiveNs, s.exclTotal, s.exclMin, s.exclMax, s.excl,
              s.calls);
+  if (gRt.flags.cpuTime) {
+    out.key(key::CpuNs).ch('{');
+    // Never more than the wall time (perfrt_trace_writer.cpp's writeSpan).
+    out.key(key::Calls, true).u64(s.cpuCalls);
+    out.key(key::CpuInclusive)
+        .u64(std::min(s.cpuInclNs, durationToNs(s.inclTotal)));
+    out.key(key::CpuExclusive)
+        .u64(std::min(s.cpuExclNs, durationToNs(s.exclTotal)));
+    out.ch('}');
+  }
 }
 
 double ticksToSeconds(uint64_t ticks) {
@@ -270,6 +280,9 @@ bool summaryWrite(char *path, unsigned pathSize, const char *traceFile) {
   out.key(key::Mode).str(gRt.trace ? "trace" : "summary");
   out.key(key::TraceFile).str(traceFile ? traceFile : "");
   out.key(key::Clock).str(gClock.reason);
+  out.key(key::CpuTime).raw(gRt.flags.cpuTime ? "true" : "false");
+  if (gRt.flags.cpuTime)
+    out.key(key::CpuReadNs).u64(gThreadCpuReadNs);
   out.key(key::DurationNs).u64(durationToNs(nowTicks() - gRt.startTicks));
   out.key(key::FunctionsRegistered).u64(n);
   out.key(key::Dropped).ch('{');

@@ -32,7 +32,9 @@ struct Frame {
   uint64_t childTicks; // inclusive time of completed children
   uintptr_t sp;        // caller's stack position at entry (for repair)
   uint32_t fn;         // function id
-  uint32_t pad;
+  uint32_t hasCpu;     // cpuStart and childCpu are set (PERFCC_CPU_TIME)
+  uint64_t cpuStart;   // the thread's CPU clock at entry, ns
+  uint64_t childCpu;   // CPU ns of completed children
 };
 
 /// Span flags, shared with the trace writer.
@@ -43,6 +45,9 @@ enum SpanFlags : uint32_t {
   SpanDelay = 8,      // a speed bump (exclusive = the requested ticks)
   SpanCounter = 16,   // a progress point hit (fn = point, exclusive = count)
   SpanHolding = 32,   // a speed bump paid holding a mutex (perfrt_locks.h)
+  // The CPU time of the span just before it, in the same chunk: start =
+  // its inclusive, end = its exclusive CPU ns (PERFCC_CPU_TIME).
+  SpanCpu = 64,
 };
 
 constexpr uint32_t MaxDepth = 512;
@@ -63,6 +68,7 @@ struct ThreadState {
   StatsTable spanStats;
 
   // Cold.
+  uint64_t cpuNow; // the thread's CPU clock (ns) at the exit being recorded
   uint32_t tid;
   uint64_t droppedSpans;   // no chunk memory left
   uint32_t dropBudget;     // spans to drop before asking for a chunk again

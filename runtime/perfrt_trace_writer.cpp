@@ -16,6 +16,7 @@ PERFRT_NOINSTR_BEGIN
 
 #include "perfcc/OutputSchema.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -40,6 +41,11 @@ Arena writerArena; // for every thread's spanStats: one converter at a time
 /// Charges a function span to its thread's aggregates (the writer's table);
 /// true for a function span, false for a delay or counter record.
 bool chargeSpan(ThreadState *owner, const SpanRecord &r) {
+  if (r.flags & SpanCpu) {
+    if (FnStats *s = owner->spanStats.get(r.fn, writerArena))
+      s->addCpu(r.start, r.end);
+    return false;
+  }
   if (r.flags & (SpanDelay | SpanCounter))
     return false;
   if (FnStats *s = owner->spanStats.get(r.fn, writerArena))
@@ -71,7 +77,8 @@ void beginEvent() {
   firstEvent = false;
 }
 
-void writeSpan(const SpanRecord &r, uint32_t tid) {
+/// A call; \p cpu, when not null, is its SpanCpu record.
+void writeSpan(const SpanRecord &r, uint32_t tid, const SpanRecord *cpu) {
   if (r.fn == 0 || r.fn > gRegistry.size())
     return;
   const FunctionRecord &f = gRegistry.get(r.fn);
@@ -83,6 +90,11 @@ void writeSpan(const SpanRecord &r, uint32_t tid) {
   out.key(key::Pid).u64(uint64_t(gRt.pid)).key(key::Tid).u64(tid);
   out.key(key::Ts).micros(start);
   out.key(key::Dur).micros(end > start ? end - start : 0);
+  // The thread's CPU clock and the trace's clock disagree by a fraction of
+  // a percent, and the probe's clock reads fall just outside the wall time:
+  // never more CPU time than wall time.
+  if (cpu)
+    out.key(key::ThreadDur).micros(std::min(cpu->start, end - start));
   out.key(key::Args).ch('{').key(key::ArgFile, true).str(f.file);
   out.key(key::ArgLine).u64(f.line);
   // The innermost call around CUDA API calls gets the id they share with it
@@ -202,8 +214,12 @@ void traceConvertChunk(SpanChunk *c) {
       writeDelay(r, c->tid);
     else if (r.flags & SpanCounter)
       writeCounter(r, c->tid);
-    else
-      writeSpan(r, c->tid);
+    else if (!(r.flags & SpanCpu)) // written with its span
+      writeSpan(r, c->tid,
+                i + 1 < n && (c->records[i + 1].flags & SpanCpu) &&
+                        c->records[i + 1].fn == r.fn
+                    ? &c->records[i + 1]
+                    : nullptr);
   }
 }
 
@@ -254,6 +270,8 @@ bool traceFinish(char *path, unsigned pathSize) {
   out.key(key::MetaDepthOverflows).u64(overflows);
   out.key(key::MetaUnmatchedExits).u64(unmatched);
   out.key(key::MetaAbandonedFrames).u64(abandoned);
+  if (gRt.flags.cpuTime)
+    out.key(key::MetaCpuTime).raw("true");
   gpuWriteTraceMetadata(out);
   out.raw("}}\n");
   out.flush();

@@ -183,3 +183,40 @@ TEST_F(ShadowStack, GuardIsTakenOnlyWhileRecordingAndNeverTwice) {
   EXPECT_EQ(t->busy.load(), 0u);
   EXPECT_EQ(acquire(), nullptr);
 }
+
+TEST_F(ShadowStack, CpuTimeIsChargedInclusiveAndLessTheCallees) {
+  // PERFCC_CPU_TIME: the probes set each frame's CPU clock at entry and the
+  // thread's at exit (t->cpuNow). 1 runs 100 ns of wall time and 70 of CPU;
+  // its callee 2 slept: 40 ns of wall, 5 of CPU. Less the clock read's own
+  // cost (gThreadCpuReadNs) from each call.
+  uint64_t saved = gThreadCpuReadNs;
+  gThreadCpuReadNs = 1;
+  auto enterCpu = [&](uint32_t fn, uintptr_t sp, uint64_t time, uint64_t cpu) {
+    enter(fn, sp, time);
+    Frame &f = t->stack[t->depth - 1];
+    f.hasCpu = 1;
+    f.cpuStart = cpu;
+    f.childCpu = 0;
+  };
+  enterCpu(1, 1000, 100, 5000);
+  enterCpu(2, 900, 110, 5010);
+  t->cpuNow = 5016;
+  exitFrame(t, 2, 150, 0);
+  t->cpuNow = 5071;
+  exitFrame(t, 1, 200, 0);
+  EXPECT_EQ(stats(2).cpuCalls, 1u);
+  EXPECT_EQ(stats(2).cpuInclNs, 5u);
+  EXPECT_EQ(stats(2).cpuExclNs, 5u);
+  EXPECT_EQ(stats(1).cpuInclNs, 70u);
+  EXPECT_EQ(stats(1).cpuExclNs, 65u);
+  // A frame closed by a repair gets no CPU time: no probe read the clock at
+  // its end.
+  enterCpu(3, 1000, 300, 6000);
+  enterCpu(4, 900, 310, 6001);
+  t->cpuNow = 6100;
+  exitFrame(t, 3, 400, 0); // 4 was abandoned
+  EXPECT_EQ(stats(4).cpuCalls, 0u);
+  EXPECT_EQ(stats(4).calls, 1u);
+  EXPECT_EQ(stats(3).cpuInclNs, 99u);
+  gThreadCpuReadNs = saved;
+}

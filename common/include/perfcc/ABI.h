@@ -41,6 +41,9 @@ struct perfcc_desc {
         the delays other threads owe */
 
 #define PERFCC_ENABLED_NVTX 8u /* calls also push and pop an NVTX range */
+#define PERFCC_ENABLED_CPU                                                     \
+  16u /* calls also read the thread's CPU clock                                \
+         (PERFCC_CPU_TIME) */
 
 /* Section holding the descriptors; a C identifier so the linker defines
  * __start_/__stop_ symbols for it. */

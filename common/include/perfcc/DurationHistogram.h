@@ -72,7 +72,16 @@ struct FnStats {
   uint64_t inclTotal, exclTotal; // ticks
   uint64_t inclMax, exclMax;
   uint64_t inclMin, exclMin; // percentiles are clamped to [min, max]
+  // The thread's CPU time in the calls that measured it (PERFCC_CPU_TIME),
+  // in ns: inclusive and less the callees' (exclusive).
+  uint64_t cpuCalls, cpuInclNs, cpuExclNs;
   Histogram incl, excl;
+
+  void addCpu(uint64_t inclusiveNs, uint64_t exclusiveNs) {
+    ++cpuCalls;
+    cpuInclNs += inclusiveNs;
+    cpuExclNs += exclusiveNs;
+  }
 
   void add(uint64_t inclusive, uint64_t exclusive) {
     if (calls++ == 0 || inclusive < inclMin)
@@ -89,6 +98,9 @@ struct FnStats {
     excl.add(exclusive);
   }
   void merge(const FnStats &o) {
+    cpuCalls += o.cpuCalls;
+    cpuInclNs += o.cpuInclNs;
+    cpuExclNs += o.cpuExclNs;
     if (!o.calls)
       return;
     if (!calls || o.inclMin < inclMin)

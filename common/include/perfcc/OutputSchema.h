@@ -29,6 +29,9 @@ constexpr char Pid[] = "pid";
 constexpr char Tid[] = "tid";
 constexpr char Ts[] = "ts";
 constexpr char Dur[] = "dur";
+// The thread's CPU time in the call, in us, as Chrome's trace format names
+// a complete event's thread duration (PERFCC_CPU_TIME only).
+constexpr char ThreadDur[] = "tdur";
 constexpr char Args[] = "args";
 // Phases.
 constexpr char PhaseComplete[] = "X";
@@ -63,6 +66,7 @@ constexpr char MetaDroppedSpans[] = "dropped_spans";
 constexpr char MetaDepthOverflows[] = "depth_overflows";
 constexpr char MetaUnmatchedExits[] = "unmatched_exits";
 constexpr char MetaAbandonedFrames[] = "abandoned_frames";
+constexpr char MetaCpuTime[] = "cpu_time"; // spans carry tdur
 // A trace perfctl recovered from a spill (perfctl trace recover): metadata
 // and summary `recovered`, and an instant event where the record stops.
 constexpr char PhaseInstant[] = "i";
@@ -208,6 +212,16 @@ constexpr char WorkCalls[] = "work_calls";
 /// the threads, and the acquisitions that waited (armed runs only: the
 /// interposers track while an experiment runs).
 constexpr char MutexWaitNs[] = "mutex_wait_ns";
+// PERFCC_CPU_TIME: "cpu_time" true at the top, and per function and thread
+// "cpu_ns" {calls, inclusive, exclusive}: the thread's CPU time in its
+// calls, in ns (exclusive: less the callees').
+constexpr char CpuTime[] = "cpu_time";
+// What one read of the thread's CPU clock costs in CPU time, ns: taken off
+// each call's CPU time (a call's CPU interval holds about one read).
+constexpr char CpuReadNs[] = "cpu_read_ns";
+constexpr char CpuNs[] = "cpu_ns";
+constexpr char CpuInclusive[] = "inclusive";
+constexpr char CpuExclusive[] = "exclusive";
 constexpr char ContendedLocks[] = "contended_locks";
 // speedup: a virtual speedup (present only in that mode).
 constexpr char Speedup[] = "speedup";

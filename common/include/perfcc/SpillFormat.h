@@ -137,6 +137,9 @@ enum RecordFlags : uint32_t {
   FlagDelay = 8,      // a speed bump (exclusive = the requested ticks)
   FlagCounter = 16,   // a progress point hit (fn = point, exclusive = count)
   FlagHolding = 32,   // a speed bump paid holding a mutex
+  // The CPU time of the span just before it, in the same chunk (start: its
+  // inclusive, end: its exclusive CPU ns; PERFCC_CPU_TIME).
+  FlagCpu = 64,
 };
 
 /// The hash a frame carries: its payload's, seeded by its kind, length and

@@ -27,8 +27,20 @@ std::string rootLabel(const TraceModel &model, const ThreadRef &thread,
 
 } // namespace
 
-CallTree buildCallTree(const TraceModel &model) {
+bool hasCpuTime(const TraceModel &model) {
+  if (model.metadata.cpuTime)
+    return true;
+  return std::any_of(model.cpuOps.begin(), model.cpuOps.end(),
+                     [](const CpuOp &op) { return op.cpuNs != NoValue; });
+}
+
+const char *callTimeName(CallTime time) {
+  return time == CallTime::Cpu ? "CPU" : "wall";
+}
+
+CallTree buildCallTree(const TraceModel &model, CallTime time) {
   CallTree tree;
+  tree.time = time;
   HostTimelines timelines(model);
   std::set<std::int64_t> pids;
   for (const ThreadTimeline &t : timelines.all())
@@ -43,6 +55,18 @@ CallTree buildCallTree(const TraceModel &model) {
     tree.improperlyNested += t.improperlyNested;
     // Each node's path; a node's parent comes before it in the timeline.
     std::vector<std::int32_t> pathOfNode(t.nodes.size(), -1);
+    // In CPU time, each node's inclusive time and what its children took.
+    auto cpuOf = [&model](const ThreadTimeline::Node &node) -> TimeNs {
+      std::int64_t cpu = model.cpuOps[node.op].cpuNs;
+      return cpu == NoValue ? 0 : cpu;
+    };
+    std::vector<TimeNs> childCpu;
+    if (time == CallTime::Cpu) {
+      childCpu.assign(t.nodes.size(), 0);
+      for (const ThreadTimeline::Node &node : t.nodes)
+        if (node.parent >= 0 && std::size_t(node.parent) < t.nodes.size())
+          childCpu[std::size_t(node.parent)] += cpuOf(node);
+    }
     for (std::size_t i = 0; i < t.nodes.size(); ++i) {
       const ThreadTimeline::Node &node = t.nodes[i];
       const CpuOp &op = model.cpuOps[node.op];
@@ -63,11 +87,15 @@ CallTree buildCallTree(const TraceModel &model) {
       }
       std::int32_t here = it->second;
       pathOfNode[i] = here;
-      TimeNs inclusive = op.end - op.start;
+      TimeNs inclusive = op.end - op.start, exclusive = node.exclusive;
+      if (time == CallTime::Cpu) {
+        inclusive = cpuOf(node);
+        exclusive = inclusive > childCpu[i] ? inclusive - childCpu[i] : 0;
+      }
       CallPath &path = tree.paths[std::size_t(here)];
       ++path.calls;
       path.total += inclusive;
-      path.self += node.exclusive;
+      path.self += exclusive;
       if (parentPath == root) {
         ++tree.paths[std::size_t(root)].calls;
         tree.paths[std::size_t(root)].total += inclusive;
@@ -84,8 +112,8 @@ CallTree buildCallTree(const TraceModel &model) {
         f.line = op.line;
       }
       ++f.calls;
-      f.self += node.exclusive;
-      tree.selfTotal += node.exclusive;
+      f.self += exclusive;
+      tree.selfTotal += exclusive;
       ++tree.calls;
     }
   }

@@ -6,9 +6,11 @@
 // calls, its total time (the inclusive time of its calls) and its self time
 // (what its children leave; ThreadTimeline's exclusive time), and per
 // function pair the call edges: how often the caller called the callee and
-// the callee's inclusive time under it. Times are wall time in nanoseconds;
-// speed bumps (category delay) stay in the call they delayed, as in the
-// runtime's summary.
+// the callee's inclusive time under it. Times are wall time in nanoseconds,
+// or, from a trace recorded with PERFCC_CPU_TIME, the threads' CPU time
+// (each call's tdur; a call without one, closed by a longjmp or the end of
+// the run, counts none); speed bumps (category delay) stay in the call they
+// delayed, as in the runtime's summary.
 //
 // A recursive function's path grows a frame per level, as a flame graph
 // draws it; its call edge to itself counts each nested call, so a viewer
@@ -56,7 +58,11 @@ struct FunctionCost {
   std::int64_t line = 0;
 };
 
+/// Which time a call tree holds.
+enum class CallTime { Wall, Cpu };
+
 struct CallTree {
+  CallTime time = CallTime::Wall;
   std::vector<CallPath> paths;
   std::vector<std::int32_t> roots;     ///< one per thread with calls, by thread
   std::vector<std::string> rootLabels; ///< "engine-main (tid 42)", per root
@@ -68,9 +74,15 @@ struct CallTree {
   std::uint64_t improperlyNested = 0; ///< ThreadTimeline's count
 };
 
-/// \p model's calls as a call tree (\p model canonicalized, as
+/// \p model's calls as a call tree of \p time (\p model canonicalized, as
 /// readTraceFile returns it).
-CallTree buildCallTree(const TraceModel &model);
+CallTree buildCallTree(const TraceModel &model, CallTime time = CallTime::Wall);
+
+/// Whether \p model's calls carry their CPU time (PERFCC_CPU_TIME).
+bool hasCpuTime(const TraceModel &model);
+
+/// "wall" or "CPU".
+const char *callTimeName(CallTime time);
 
 } // namespace perfcc::perfctl
 

@@ -42,7 +42,9 @@ std::string callgrindProfile(const TraceModel &model, const CallTree &tree,
     out += fmt::format("pid: {}\n", *model.metadata.pid);
   if (!model.metadata.program.empty())
     out += fmt::format("cmd: {}\n", oneLine(model.metadata.program));
-  out += "positions: line\nevents: ns\n\n";
+  // The event's name says which time it is.
+  out += fmt::format("positions: line\nevents: {}\n\n",
+                     tree.time == CallTime::Cpu ? "cpu_ns" : "ns");
   Compressed files, functions;
   auto fileOf = [&model](const FunctionCost &f) {
     std::string file = oneLine(model.name(f.file));

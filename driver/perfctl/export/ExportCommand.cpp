@@ -59,7 +59,12 @@ int exportTrace(const ExportArgs &args) {
   std::optional<TraceModel> model = readTraceFile(args.trace, error);
   if (!model)
     return exportError(args.trace, error);
-  CallTree tree = buildCallTree(*model);
+  CallTime time = args.time == "cpu" ? CallTime::Cpu : CallTime::Wall;
+  if (time == CallTime::Cpu && !hasCpuTime(*model))
+    return exportError(args.trace,
+                       "has no CPU times: record it with PERFCC_CPU_TIME=1 "
+                       "for --time cpu");
+  CallTree tree = buildCallTree(*model, time);
   if (tree.calls == 0)
     return exportError(args.trace, "holds no calls of instrumented functions "
                                    "(cpu_op events): nothing to export");
@@ -119,6 +124,13 @@ CLI::App *addExportCommand(CLI::App &app, ExportArgs &args) {
       ->type_name("FORMAT");
   cmd->add_option("-o,--out", args.out, "write here instead of to stdout")
       ->type_name("FILE");
+  cmd->add_option("--time", args.time,
+                  "wall: each call's wall time; cpu: its thread's CPU time "
+                  "(a trace recorded with PERFCC_CPU_TIME=1): what computes "
+                  "rather than waits")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"wall", "cpu"}))
+      ->type_name("TIME");
   cmd->footer(
       "\nExample:\n  perfctl export --format flamegraph -o app.svg "
       "perfcc-out/app.1234.trace.json\n  perfctl export --format callgrind -o "

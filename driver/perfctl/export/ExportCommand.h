@@ -22,8 +22,9 @@ namespace perfcc::perfctl {
 /// The export subcommand's raw options.
 struct ExportArgs {
   std::string trace;
-  std::string format; ///< folded, flamegraph, callgrind, pprof
-  std::string out;    ///< empty: stdout
+  std::string format;        ///< folded, flamegraph, callgrind, pprof
+  std::string out;           ///< empty: stdout
+  std::string time = "wall"; ///< wall, or cpu (PERFCC_CPU_TIME traces)
 };
 
 /// Adds `export` and its options to \p app; the options land in \p args.

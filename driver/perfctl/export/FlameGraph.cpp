@@ -191,9 +191,9 @@ std::string flameGraphSvg(const TraceModel &model, const CallTree &tree,
   script = replaced(script, "%SIDE%", fmt::format("{}", SidePx));
   script = replaced(script, "%CHAR%", fmt::format("{}", CharWidthPx));
   std::string subtitle = fmt::format(
-      "wall time of every call in the trace: {} calls, {} in calls{}; width "
+      "{} time of every call in the trace: {} calls, {} in calls{}; width "
       "is total time, click a frame to zoom",
-      tree.calls, humanNs(double(l.all)),
+      callTimeName(tree.time), tree.calls, humanNs(double(l.all)),
       l.omitted ? fmt::format(", {} frames under {} px left out", l.omitted,
                               MinFrameWidthPx)
                 : "");

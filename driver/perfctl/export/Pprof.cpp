@@ -39,13 +39,15 @@ std::string pprofProfile(const TraceModel &model, const CallTree &tree,
                          const std::string &comment) {
   pb::Profile profile;
   StringTable str(profile);
+  // pprof's names: "wall" for wall time, "cpu" for CPU time.
+  const char *timeType = tree.time == CallTime::Cpu ? "cpu" : "wall";
   for (auto [type, unit] :
-       {std::pair{"calls", "count"}, std::pair{"wall", "nanoseconds"}}) {
+       {std::pair{"calls", "count"}, std::pair{timeType, "nanoseconds"}}) {
     pb::ValueType *t = profile.add_sample_type();
     t->set_type(str(type));
     t->set_unit(str(unit));
   }
-  profile.set_default_sample_type(str("wall"));
+  profile.set_default_sample_type(str(timeType));
   profile.add_comment(str(comment));
 
   pb::Mapping *mapping = profile.add_mapping();

@@ -85,6 +85,9 @@ struct MergedFunction {
   json processes = json::array();
   json threads = json::array();
   json single; // its only process's inclusive and exclusive, with percentiles
+  // PERFCC_CPU_TIME: CPU time totals, summed (any process had them).
+  bool cpu = false;
+  std::uint64_t cpuCalls = 0, cpuInclusive = 0, cpuExclusive = 0;
 };
 
 } // namespace
@@ -97,6 +100,7 @@ json mergeSummaries(const std::vector<SummaryFile> &summaries,
   std::vector<Identity> order; // first seen first
   json threads = json::array(), merged = json::array();
   std::set<std::string> programs, modes, clocks;
+  bool cpuTime = false; // any process recorded CPU times
   std::map<std::string, std::uint64_t> dropped;
   std::uint64_t windowStart = 0, windowEnd = 0;
   bool anyWindow = false;
@@ -110,6 +114,8 @@ json mergeSummaries(const std::vector<SummaryFile> &summaries,
     auto pid = numberAt<std::int64_t>(doc, key::Pid, file, "the summary");
     programs.insert(stringOr(doc, key::Program));
     modes.insert(stringOr(doc, key::Mode));
+    if (auto c = doc.find(key::CpuTime); c != doc.end() && c->is_boolean())
+      cpuTime = cpuTime || c->get<bool>();
     if (std::string clock = stringOr(doc, key::Clock); !clock.empty())
       clocks.insert(clock);
     if (auto d = doc.find(key::Dropped); d != doc.end() && d->is_object())
@@ -146,6 +152,14 @@ json mergeSummaries(const std::vector<SummaryFile> &summaries,
           fn.contains(key::InclusiveNs) ? fn[key::InclusiveNs] : json();
       const json &excl =
           fn.contains(key::ExclusiveNs) ? fn[key::ExclusiveNs] : json();
+      if (auto c = fn.find(key::CpuNs); c != fn.end() && c->is_object()) {
+        m.cpu = true;
+        m.cpuCalls += numberAt<std::uint64_t>(*c, key::Calls, file, "cpu_ns");
+        m.cpuInclusive +=
+            numberAt<std::uint64_t>(*c, key::CpuInclusive, file, "cpu_ns");
+        m.cpuExclusive +=
+            numberAt<std::uint64_t>(*c, key::CpuExclusive, file, "cpu_ns");
+      }
       m.calls += calls;
       m.inclusive.add(incl, calls, file);
       m.exclusive.add(excl, calls, file);
@@ -218,6 +232,7 @@ json mergeSummaries(const std::vector<SummaryFile> &summaries,
   out[key::Version] = version;
   out[key::Program] = joined(programs, " + ");
   out[key::Mode] = modes.size() == 1 ? *modes.begin() : "mixed";
+  out[key::CpuTime] = cpuTime;
   if (clocks.size() == 1)
     out[key::Clock] = *clocks.begin();
   if (anyWindow) {
@@ -240,6 +255,10 @@ json mergeSummaries(const std::vector<SummaryFile> &summaries,
       fn[key::InclusiveNs] = m.inclusive.toJson(m.calls);
       fn[key::ExclusiveNs] = m.exclusive.toJson(m.calls);
     }
+    if (m.cpu)
+      fn[key::CpuNs] = {{key::Calls, m.cpuCalls},
+                        {key::CpuInclusive, m.cpuInclusive},
+                        {key::CpuExclusive, m.cpuExclusive}};
     fn[key::Processes] = std::move(m.processes);
     fn[key::Threads] = std::move(m.threads);
     fns.push_back(std::move(fn));

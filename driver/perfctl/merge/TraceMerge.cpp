@@ -106,11 +106,11 @@ bool survey(const std::string &file, Survey &s, std::string &error) {
   return true;
 }
 
-/// One event's text: its ts and dur (integer nanoseconds once read) back in
-/// microseconds, the rest as it was.
+/// One event's text: its ts, dur and tdur (integer nanoseconds once read) back
+/// in microseconds, the rest as it was.
 std::string eventText(json &event) {
   std::string times;
-  for (const char *name : {key::Ts, key::Dur}) {
+  for (const char *name : {key::Ts, key::Dur, key::ThreadDur}) {
     auto it = event.find(name);
     if (it == event.end())
       continue;

@@ -10,6 +10,7 @@ namespace {
 
 struct Samples {
   std::vector<TimeNs> inclusive, exclusive;
+  TimeNs cpuInclusive = 0, cpuExclusive = 0;
 };
 
 std::vector<FunctionTime> rank(std::map<NameId, Samples> &byName) {
@@ -19,6 +20,8 @@ std::vector<FunctionTime> rank(std::map<NameId, Samples> &byName) {
     f.name = name;
     f.inclusive = durationStats(samples.inclusive);
     f.exclusive = durationStats(samples.exclusive);
+    f.cpuInclusive = samples.cpuInclusive;
+    f.cpuExclusive = samples.cpuExclusive;
     out.push_back(f);
   }
   std::sort(out.begin(), out.end(),
@@ -37,19 +40,37 @@ std::vector<FunctionTime> rank(std::map<NameId, Samples> &byName) {
 HotFunctions analyzeHotFunctions(const TraceModel &model,
                                  const HostTimelines &timelines) {
   HotFunctions hot;
+  hot.cpuTime =
+      model.metadata.cpuTime ||
+      std::any_of(model.cpuOps.begin(), model.cpuOps.end(),
+                  [](const CpuOp &op) { return op.cpuNs != NoValue; });
   std::map<NameId, Samples> process;
   for (const ThreadTimeline &t : timelines.all()) {
     ThreadFunctions thread;
     thread.thread = t.thread;
     thread.threadName = model.threadName(t.thread);
     std::map<NameId, Samples> own;
-    for (const ThreadTimeline::Node &node : t.nodes) {
+    // CPU time, inclusive, and what each call's children took of it (a
+    // call without one counts none).
+    auto cpuOf = [&model](const ThreadTimeline::Node &node) -> TimeNs {
+      std::int64_t cpu = model.cpuOps[node.op].cpuNs;
+      return cpu == NoValue ? 0 : cpu;
+    };
+    std::vector<TimeNs> childCpu(t.nodes.size(), 0);
+    for (const ThreadTimeline::Node &node : t.nodes)
+      if (node.parent >= 0 && std::size_t(node.parent) < t.nodes.size())
+        childCpu[std::size_t(node.parent)] += cpuOf(node);
+    for (std::size_t i = 0; i < t.nodes.size(); ++i) {
+      const ThreadTimeline::Node &node = t.nodes[i];
       const CpuOp &op = model.cpuOps[node.op];
       TimeNs inclusive = op.end - op.start;
+      TimeNs cpu = cpuOf(node);
       for (std::map<NameId, Samples> *into : {&own, &process}) {
         Samples &s = (*into)[op.name];
         s.inclusive.push_back(inclusive);
         s.exclusive.push_back(node.exclusive);
+        s.cpuInclusive += cpu;
+        s.cpuExclusive += cpu > childCpu[i] ? cpu - childCpu[i] : 0;
       }
       if (node.parent < 0)
         thread.busy += inclusive;

@@ -23,6 +23,11 @@ namespace perfcc::perfctl {
 struct FunctionTime {
   NameId name = NoName;
   DurationStats inclusive, exclusive; ///< count is the calls
+  /// The threads' CPU time in its calls, totals (a trace recorded with
+  /// PERFCC_CPU_TIME; 0 otherwise): what it computed, where the wall time
+  /// less this is what it waited (locks, I/O, sleep, the GPU, the
+  /// scheduler).
+  TimeNs cpuInclusive = 0, cpuExclusive = 0;
 };
 
 struct ThreadFunctions {
@@ -34,6 +39,7 @@ struct ThreadFunctions {
 };
 
 struct HotFunctions {
+  bool cpuTime = false; ///< the calls carry their CPU time
   std::uint64_t calls = 0;
   TimeNs busy = 0; ///< summed over threads
   /// Every function, hottest first: exclusive total, then inclusive total,

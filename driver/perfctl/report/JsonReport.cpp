@@ -43,13 +43,18 @@ json range(const TimeRange &r) {
 }
 
 json functions(const TraceModel &model, const std::vector<FunctionTime> &fs,
-               const ReportOptions &o) {
+               const ReportOptions &o, bool cpuTime) {
   json out = json::array();
-  for (std::size_t i = 0; i < shown(fs.size(), o); ++i)
-    out.push_back(json{{key::Name, nameOrNull(model, fs[i].name)},
-                       {key::Calls, fs[i].exclusive.count},
-                       {key::InclusiveNs, stats(fs[i].inclusive)},
-                       {key::ExclusiveNs, stats(fs[i].exclusive)}});
+  for (std::size_t i = 0; i < shown(fs.size(), o); ++i) {
+    json f{{key::Name, nameOrNull(model, fs[i].name)},
+           {key::Calls, fs[i].exclusive.count},
+           {key::InclusiveNs, stats(fs[i].inclusive)},
+           {key::ExclusiveNs, stats(fs[i].exclusive)}};
+    if (cpuTime)
+      f[key::CpuNs] = json{{key::CpuInclusive, fs[i].cpuInclusive},
+                           {key::CpuExclusive, fs[i].cpuExclusive}};
+    out.push_back(std::move(f));
+  }
   return out;
 }
 
@@ -57,19 +62,22 @@ json host(const TraceModel &model, const TraceReport &r,
           const ReportOptions &o) {
   json threads = json::array();
   for (const ThreadFunctions &t : r.hot.threads)
-    threads.push_back(json{{key::Pid, t.thread.pid},
-                           {key::Tid, t.thread.tid},
-                           {key::Name, nameOrNull(model, t.threadName)},
-                           {key::Calls, t.calls},
-                           {key::BusyNs, t.busy},
-                           {key::FunctionCount, t.functions.size()},
-                           {key::Functions, functions(model, t.functions, o)}});
-  return json{{key::Threads, r.hostThreads},
-              {key::Calls, r.hot.calls},
-              {key::BusyNs, r.hot.busy},
-              {key::FunctionCount, r.hot.process.size()},
-              {key::Functions, functions(model, r.hot.process, o)},
-              {key::PerThread, threads}};
+    threads.push_back(json{
+        {key::Pid, t.thread.pid},
+        {key::Tid, t.thread.tid},
+        {key::Name, nameOrNull(model, t.threadName)},
+        {key::Calls, t.calls},
+        {key::BusyNs, t.busy},
+        {key::FunctionCount, t.functions.size()},
+        {key::Functions, functions(model, t.functions, o, r.hot.cpuTime)}});
+  return json{
+      {key::Threads, r.hostThreads},
+      {key::CpuTime, r.hot.cpuTime},
+      {key::Calls, r.hot.calls},
+      {key::BusyNs, r.hot.busy},
+      {key::FunctionCount, r.hot.process.size()},
+      {key::Functions, functions(model, r.hot.process, o, r.hot.cpuTime)},
+      {key::PerThread, threads}};
 }
 
 json byKind(const BusyByKind &b) {

@@ -32,6 +32,12 @@ constexpr const char *Min = schema::summary::Min;
 constexpr const char *Max = schema::summary::Max;
 constexpr const char *InclusiveNs = schema::summary::InclusiveNs;
 constexpr const char *ExclusiveNs = schema::summary::ExclusiveNs;
+// A trace recorded with PERFCC_CPU_TIME: per function "cpu_ns" {inclusive,
+// exclusive} totals, as the summary names them.
+constexpr const char *CpuNs = schema::summary::CpuNs;
+constexpr const char *CpuInclusive = schema::summary::CpuInclusive;
+constexpr const char *CpuExclusive = schema::summary::CpuExclusive;
+constexpr const char *CpuTime = schema::summary::CpuTime;
 constexpr const char *Device = schema::trace::ArgDevice;
 constexpr const char *Stream = schema::trace::ArgStream;
 constexpr const char *Program = schema::trace::MetaProgram;

@@ -95,6 +95,44 @@ void writeHot(Document &doc, const TraceModel &model, const TraceReport &r,
   }
 }
 
+/// Wall against CPU time (a trace recorded with PERFCC_CPU_TIME): which
+/// functions wait and which compute, most waiting (self wall less self
+/// CPU) first.
+void writeWallAgainstCpu(Document &doc, const TraceModel &model,
+                         const TraceReport &r, const ReportOptions &o) {
+  const HotFunctions &hot = r.hot;
+  if (!hot.cpuTime || hot.process.empty())
+    return;
+  std::vector<FunctionTime> byWait = hot.process;
+  auto waited = [](const FunctionTime &f) {
+    return f.exclusive.total > f.cpuExclusive
+               ? f.exclusive.total - f.cpuExclusive
+               : TimeNs(0);
+  };
+  std::stable_sort(byWait.begin(), byWait.end(),
+                   [&](const FunctionTime &a, const FunctionTime &b) {
+                     return waited(a) > waited(b);
+                   });
+  doc.title("Wall against CPU time: which functions wait, which compute");
+  doc.line("Self time is the call's own (its callees' taken out); off the CPU "
+           "is self wall time less self CPU time: waiting on locks, I/O, "
+           "sleep, the GPU, or for a CPU. Most waiting first.");
+  Table t;
+  t.header = {"function", "calls",         "self wall",      "self CPU",
+              "off CPU",  "off CPU share", "inclusive wall", "inclusive CPU"};
+  t.nameColumns = {true};
+  for (std::size_t i = 0; i < shown(byWait.size(), o); ++i) {
+    const FunctionTime &f = byWait[i];
+    t.rows.push_back(
+        {functionLabel(model, f.name), std::to_string(f.exclusive.count),
+         ns(f.exclusive.total), ns(f.cpuExclusive), ns(waited(f)),
+         fmt::format("{:.0f}%",
+                     percent(double(waited(f)), double(f.exclusive.total))),
+         ns(f.inclusive.total), ns(f.cpuInclusive)});
+  }
+  doc.table(t);
+}
+
 void noGpu(Document &doc, const TraceModel &model) {
   std::string why;
   if (model.metadata.gpu && !model.metadata.gpu->cupti.empty())
@@ -300,6 +338,7 @@ std::string renderReportDocument(const TraceModel &model,
   Document doc(style);
   writeRun(doc, model, report, file);
   writeHot(doc, model, report, options);
+  writeWallAgainstCpu(doc, model, report, options);
   writeGpuUsage(doc, model, report);
   writeIdle(doc, model, report, options);
   writeLaunch(doc, model, report);

@@ -104,6 +104,14 @@ void statsFields(ordered &o, const TickClock &clock, const perfcc::FnStats &s) {
       timeObject(clock, s.inclTotal, s.inclMin, s.inclMax, s.incl, s.calls);
   o[skey::ExclusiveNs] =
       timeObject(clock, s.exclTotal, s.exclMin, s.exclMax, s.excl, s.calls);
+  // Never more CPU than wall time, as the runtime writes it.
+  if (s.cpuCalls)
+    o[skey::CpuNs] = ordered{
+        {skey::Calls, s.cpuCalls},
+        {skey::CpuInclusive,
+         std::min<std::uint64_t>(s.cpuInclNs, clock.duration(s.inclTotal))},
+        {skey::CpuExclusive,
+         std::min<std::uint64_t>(s.cpuExclNs, clock.duration(s.exclTotal))}};
 }
 
 struct FileCloser {
@@ -143,9 +151,11 @@ public:
       names_[id] = Names{quoted(f.name), quoted(f.file), f.line};
   }
 
-  /// Writes \p r of thread \p tid; false when the spill never named its
-  /// function or progress point.
-  bool record(const spill::Record &r, std::uint32_t tid) {
+  /// Writes \p r of thread \p tid, with \p cpu its CPU time record when
+  /// it has one; false when the spill never named its function or progress
+  /// point.
+  bool record(const spill::Record &r, std::uint32_t tid,
+              const spill::Record *cpu = nullptr) {
     std::uint64_t start = clock_.ns(r.start), end = clock_.ns(r.end);
     std::uint64_t dur = end > start ? end - start : 0;
     if (r.flags & spill::FlagCounter) {
@@ -166,6 +176,7 @@ public:
     if (names == names_.end())
       return false;
     begin();
+    cpuTime_ |= cpu != nullptr;
     if (r.flags & spill::FlagDelay) {
       fmt::print(
           out_,
@@ -191,12 +202,16 @@ public:
       flags += fmt::format(",\"{}\":true", key::ArgUnfinished);
     fmt::print(out_,
                "{{\"{}\":\"{}\",\"{}\":\"{}\",\"{}\":{},\"{}\":{},\"{}\":{},"
-               "\"{}\":{},\"{}\":{},\"{}\":{{\"{}\":{},\"{}\":{}{}}}}}",
+               "\"{}\":{},\"{}\":{}{},\"{}\":{{\"{}\":{},\"{}\":{}{}}}}}",
                key::Phase, key::PhaseComplete, key::Category,
                key::CategoryCpuOp, key::Name, names->second.name, key::Pid,
                index_.pid, key::Tid, tid, key::Ts, nsToMicros(start), key::Dur,
-               nsToMicros(dur), key::Args, key::ArgFile, names->second.file,
-               key::ArgLine, names->second.line, flags);
+               nsToMicros(dur),
+               cpu ? fmt::format(",\"{}\":{}", key::ThreadDur,
+                                 nsToMicros(std::min(cpu->start, dur)))
+                   : "",
+               key::Args, key::ArgFile, names->second.file, key::ArgLine,
+               names->second.line, flags);
     return true;
   }
 
@@ -222,6 +237,8 @@ public:
     meta[key::MetaClockDomain] = "CLOCK_MONOTONIC";
     meta[key::MetaNsPerTick] = clock_.tsc ? clock_.nsPerTick : 1.0;
     meta[key::MetaRecovered] = recovered;
+    if (cpuTime_)
+      meta[key::MetaCpuTime] = true;
     fmt::print(
         out_, "\n],\"{}\":\"ns\",\"{}\":{}}}\n", key::DisplayTimeUnit,
         key::Metadata,
@@ -251,6 +268,7 @@ private:
   std::FILE *out_;
   const SpillIndex &index_;
   const TickClock &clock_;
+  bool cpuTime_ = false; ///< a span had its CPU time
   std::map<std::uint32_t, Names> names_;
   bool first_ = true;
 };
@@ -284,15 +302,29 @@ bool recoverSpill(SpillReader &reader, const std::string &spillPath,
   std::map<std::uint32_t, std::map<std::uint32_t, perfcc::FnStats>> stats;
   std::map<std::uint32_t, std::uint64_t> threadCalls, progressCounts;
   std::uint64_t firstNs = UINT64_MAX;
+  bool cpuTime = false;
   std::vector<spill::Record> records;
   for (const SpillChunkRef &chunk : index.chunks) {
     if (!reader.readChunk(chunk, records, error))
       return false;
-    for (const spill::Record &r : records) {
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      const spill::Record &r = records[i];
       ++files.records;
-      if (!writer.record(r, chunk.tid)) {
+      // A CPU time record follows its span in the same chunk: read with it.
+      if (r.flags & spill::FlagCpu)
+        continue;
+      const spill::Record *cpu =
+          i + 1 < records.size() && (records[i + 1].flags & spill::FlagCpu) &&
+                  records[i + 1].fn == r.fn
+              ? &records[i + 1]
+              : nullptr;
+      if (!writer.record(r, chunk.tid, cpu)) {
         ++files.unnamed;
         continue;
+      }
+      if (cpu) {
+        cpuTime = true;
+        stats[r.fn][chunk.tid].addCpu(cpu->start, cpu->end);
       }
       firstNs = std::min(firstNs, clock.ns(r.start));
       files.endNs = std::max(files.endNs, clock.ns(r.end));
@@ -347,6 +379,7 @@ bool recoverSpill(SpillReader &reader, const std::string &spillPath,
   summary[skey::Program] = index.program;
   summary[skey::Pid] = index.pid;
   summary[skey::Mode] = "trace";
+  summary[skey::CpuTime] = cpuTime;
   summary[skey::TraceFile] = files.trace;
   summary[skey::Clock] = index.clockReason;
   summary[skey::DurationNs] = files.endNs - firstNs;

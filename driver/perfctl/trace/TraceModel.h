@@ -62,6 +62,8 @@ struct CpuOp {
   NameId file = NoName;
   std::int64_t line = 0;
   std::int64_t externalId = NoValue;
+  /// The thread's CPU time in the call (tdur; PERFCC_CPU_TIME), or NoValue.
+  std::int64_t cpuNs = NoValue;
   bool unwind = false;     ///< left by an exception
   bool abandoned = false;  ///< skipped by a longjmp
   bool unfinished = false; ///< still open when the trace was written
@@ -164,6 +166,7 @@ struct TraceMetadata {
   std::optional<std::int64_t> pid;
   std::optional<std::uint64_t> droppedSpans, depthOverflows, unmatchedExits,
       abandonedFrames;
+  bool cpuTime = false; ///< the calls carry their CPU time (cpuNs)
   std::optional<GpuCollection> gpu;
   /// Recovered from a spill (perfctl trace recover): present, with where
   /// and why the spill was cut (empty when it ended cleanly).

@@ -286,6 +286,9 @@ private:
       op.file = optionalName(args, key::ArgFile);
       op.line = intOr(args, key::ArgLine, 0);
       op.externalId = intOr(args, key::ArgExternalId);
+      if (std::optional<std::int64_t> cpu = intField(event, key::ThreadDur);
+          cpu && *cpu >= 0)
+        op.cpuNs = *cpu;
       op.unwind = flagArg(args, key::ArgUnwind);
       op.abandoned = flagArg(args, key::ArgAbandoned);
       op.unfinished = flagArg(args, key::ArgUnfinished);
@@ -442,6 +445,9 @@ void readMetadata(const json &meta, TraceMetadata &out) {
   out.depthOverflows = countField(meta, key::MetaDepthOverflows);
   out.unmatchedExits = countField(meta, key::MetaUnmatchedExits);
   out.abandonedFrames = countField(meta, key::MetaAbandonedFrames);
+  auto cpuTime = meta.find(key::MetaCpuTime);
+  out.cpuTime =
+      cpuTime != meta.end() && cpuTime->is_boolean() && cpuTime->get<bool>();
   auto recovered = meta.find(key::MetaRecovered);
   if (recovered != meta.end() && recovered->is_object()) {
     const std::string *cut = stringField(*recovered, key::RecoveredCut);
@@ -566,7 +572,8 @@ private:
   bool atEventTime() const {
     return events && stack.size() >= 2 && stack[stack.size() - 2] == events &&
            stack.back()->is_object() &&
-           (pendingKey == key::Ts || pendingKey == key::Dur);
+           (pendingKey == key::Ts || pendingKey == key::Dur ||
+            pendingKey == key::ThreadDur);
   }
 
   json *place(json &&value) {

@@ -24,6 +24,7 @@
 // CHECK-NEXT:   PERFCC_BUFFER_MB (default '64'): {{.+}}
 // CHECK-NEXT:   PERFCC_TRACE_MAX_MB (default '1024'): {{.+}}
 // CHECK-NEXT:   PERFCC_TRACE_KEEP (default 'first'): {{.+}}
+// CHECK-NEXT:   PERFCC_CPU_TIME (default '0'): {{.+}}
 // CHECK-NEXT:   PERFCC_CLOCK (default 'auto'): {{.+}}
 // CHECK-NEXT:   PERFCC_HELP (default '0'): {{.+}}
 // CHECK-NEXT:   aliases: SPEED_BUMP_TARGETS, SPEED_BUMP_DELAY_NS, SPEED_BUMP_FREQUENCY, SPEED_BUMP_START_MS, SPEED_BUMP_DURATION_MS

@@ -264,3 +264,31 @@ TEST(Pprof, OneSamplePerPathWithCallsAndSelfTimeLeafFirst) {
                          "main-thread (tid 4242)|rec;rec;rec;outer 1 100",
                      }));
 }
+
+TEST(CallTree, InCpuTimeSelfIsLessTheCalleesCpu) {
+  // outer: 1000 ns wall, 600 of CPU; its inner calls: 200 wall with 150
+  // CPU, and 100 wall asleep (10 CPU); a call without tdur counts none.
+  TraceBuilder b;
+  const std::int64_t main = TraceBuilder::MainTid;
+  b.cpuOp("outer", main, 0, 1000, 600)
+      .cpuOp("inner", main, 100, 300, 150)
+      .cpuOp("inner", main, 400, 500, 10)
+      .cpuOp("leaf", main, 600, 700);
+  TraceModel model = parsedTrace(b.text());
+  EXPECT_TRUE(hasCpuTime(model));
+  CallTree cpu = buildCallTree(model, CallTime::Cpu);
+  EXPECT_EQ(cpu.time, CallTime::Cpu);
+  EXPECT_EQ(cpu.functions.at(model.find("outer")).self, 600 - 160);
+  EXPECT_EQ(cpu.functions.at(model.find("inner")).self, 160);
+  EXPECT_EQ(cpu.functions.at(model.find("leaf")).self, 0);
+  EXPECT_EQ(cpu.selfTotal, 600);
+  EXPECT_EQ(cpu.edges.at({model.find("outer"), model.find("inner")}).inclusive,
+            160);
+  EXPECT_EQ(foldedStacks(model, cpu), "thread (tid 4242);outer 440\n"
+                                      "thread (tid 4242);outer;inner 160\n");
+  // The wall-time tree of the same trace is unchanged.
+  EXPECT_EQ(buildCallTree(model).selfTotal, 1000);
+  EXPECT_NE(callgrindProfile(model, cpu, "t").find("events: cpu_ns"),
+            std::string::npos);
+  EXPECT_FALSE(hasCpuTime(parsedTrace(knownTree().text())));
+}

@@ -90,6 +90,19 @@ public:
   void chunk(uint32_t tid, uint32_t fn, uint32_t calls, uint64_t start) {
     frame(spill::KindChunk, chunkPayload(tid, fn, calls, start));
   }
+  /// A chunk of \p calls calls of 100 ticks, each followed by its CPU time
+  /// record (PERFCC_CPU_TIME): \p cpuNs inclusive and exclusive.
+  void cpuChunk(uint32_t tid, uint32_t fn, uint32_t calls, uint64_t start,
+                uint64_t cpuNs) {
+    spill::ChunkPayload p{tid, 2 * calls, 0};
+    std::string payload = blob(&p, sizeof p);
+    for (uint32_t i = 0; i < calls; ++i) {
+      spill::Record r{start + 200 * i, start + 200 * i + 100, 60, fn, 0};
+      spill::Record cpu{cpuNs, cpuNs, 0, fn, spill::FlagCpu};
+      payload += blob(&r, sizeof r) + blob(&cpu, sizeof cpu);
+    }
+    frame(spill::KindChunk, payload);
+  }
   /// A chunk in ring slot \p slot, with sequence number \p seq.
   void slotChunk(uint64_t slot, uint64_t slotBytes, uint64_t seq, uint32_t tid,
                  uint32_t fn, uint32_t calls, uint64_t start) {
@@ -303,3 +316,36 @@ TEST_F(SpillRecovery, RecordsOfUnnamedFunctionsAreCountedNotInvented) {
 }
 
 } // namespace
+
+TEST_F(SpillRecovery, CpuTimesReachTheTraceAndTheSummary) {
+  // PERFCC_CPU_TIME: each span followed by its CPU time. The recovered
+  // trace gives each call tdur (at most its dur), the summary cpu_ns; the
+  // CPU records are not calls.
+  SpillBuilder b = started();
+  b.cpuChunk(7, 1, 3, 3000, 40);
+  std::string path = write(b.bytes);
+  SpillReader reader;
+  std::string error;
+  ASSERT_TRUE(reader.open(path, error)) << error;
+  RecoveredFiles files;
+  ASSERT_TRUE(recoverSpill(reader, path, dir.string(), files, error)) << error;
+  EXPECT_EQ(files.calls, 3u);
+  EXPECT_EQ(files.unnamed, 0u);
+  nlohmann::json trace = load(files.trace);
+  namespace key = schema::trace;
+  int spans = 0;
+  for (const auto &e : trace[key::Events])
+    if (e[key::Phase] == key::PhaseComplete) {
+      ++spans;
+      EXPECT_EQ(e[key::ThreadDur].get<double>(), 0.04);
+    }
+  EXPECT_EQ(spans, 3);
+  EXPECT_EQ(trace[key::Metadata][key::MetaCpuTime], true);
+  nlohmann::json summary = load(files.summary);
+  namespace skey = schema::summary;
+  EXPECT_EQ(summary[skey::CpuTime], true);
+  const auto &cpu = summary[skey::Functions][0][skey::CpuNs];
+  EXPECT_EQ(cpu[skey::Calls], 3);
+  EXPECT_EQ(cpu[skey::CpuInclusive], 120);
+  EXPECT_EQ(cpu[skey::CpuExclusive], 120);
+}

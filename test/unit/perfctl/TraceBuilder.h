@@ -31,10 +31,14 @@ public:
   static constexpr std::int64_t GpuPid = 0;
 
   /// A call of \p name on thread \p tid from \p start to \p end (ns).
+  /// A call; \p cpuNs, when not negative, its CPU time (tdur).
   TraceBuilder &cpuOp(const std::string &name, std::int64_t tid,
-                      std::int64_t start, std::int64_t end) {
+                      std::int64_t start, std::int64_t end,
+                      std::int64_t cpuNs = -1) {
     namespace k = schema::trace;
     json e = complete(k::CategoryCpuOp, name, HostPid, tid, start, end);
+    if (cpuNs >= 0)
+      e[k::ThreadDur] = micros(cpuNs);
     e[k::Args] = {{k::ArgFile, "app.cpp"}, {k::ArgLine, 7}};
     events.push_back(e);
     return *this;
