@@ -46,11 +46,8 @@ __attribute__((noinline)) void enterSlow(perfcc_desc *desc, uintptr_t sp) {
     if (bits & PERFCC_ENABLED_NVTX)
       nvtxEnter(desc->id);
     if (Frame *f = pushFrame(t, desc->id, sp)) {
-      if (bits & PERFCC_ENABLED_CPU) {
-        f->childCpu = 0;
-        f->hasCpu = 1;
-        f->cpuStart = threadCpuNs();
-      }
+      if (bits & PERFCC_ENABLED_CPU)
+        t->cpuStack[t->depth - 1] = CpuFrame{threadCpuNs(), 0};
       f->start = nowTicks(); // last: bookkeeping is not charged to the call
     }
   }

@@ -56,8 +56,6 @@ struct CompletedCall {
   uint64_t start, end;
   uint64_t inclusive, exclusive;
   uint32_t fn;
-  uint32_t hasCpu;
-  uint64_t cpuStart, childCpu; // with hasCpu (PERFCC_CPU_TIME)
 };
 
 /// Pops the top frame at \p end and charges its inclusive time to the
@@ -70,8 +68,7 @@ __attribute__((always_inline)) inline CompletedCall popTop(ThreadState *t,
   uint64_t excl = incl > f.childTicks ? incl - f.childTicks : 0;
   if (t->depth)
     t->stack[t->depth - 1].childTicks += incl;
-  return CompletedCall{f.start, end,      incl,       excl,
-                       f.fn,    f.hasCpu, f.cpuStart, f.childCpu};
+  return CompletedCall{f.start, end, incl, excl, f.fn};
 }
 
 /// Records the completion of the top frame at \p end.
@@ -81,16 +78,19 @@ popFrame(ThreadState *t, uint64_t end, uint32_t flags) {
   if (flags & SpanAbandoned)
     ++t->abandonedFrames;
   SpanRecord span{c.start, c.end, c.exclusive, c.fn, flags};
-  // With its CPU time (t->cpuNow, read by the exit probe) unless a repair
-  // or the end of the run closes it: then no probe read the clock at its end.
-  if (__builtin_expect(c.hasCpu, 0) &&
+  // With its CPU time (t->cpuNow, read by the exit probe; the entry probe
+  // set t->cpuStack at this depth: every recorded function reads the clock
+  // when the setting is on) unless a repair or the end of the run closes
+  // it: then no probe read the clock at its end.
+  if (__builtin_expect(gRt.flags.cpuTime, 0) &&
       !(flags & (SpanAbandoned | SpanUnfinished))) {
-    uint64_t cpuIncl = t->cpuNow > c.cpuStart + gThreadCpuReadNs
-                           ? t->cpuNow - c.cpuStart - gThreadCpuReadNs
+    const CpuFrame &f = t->cpuStack[t->depth];
+    uint64_t cpuIncl = t->cpuNow > f.start + gThreadCpuReadNs
+                           ? t->cpuNow - f.start - gThreadCpuReadNs
                            : 0;
-    uint64_t cpuExcl = cpuIncl > c.childCpu ? cpuIncl - c.childCpu : 0;
+    uint64_t cpuExcl = cpuIncl > f.child ? cpuIncl - f.child : 0;
     if (t->depth)
-      t->stack[t->depth - 1].childCpu += cpuIncl;
+      t->cpuStack[t->depth - 1].child += cpuIncl;
     SpanRecord cpu{cpuIncl, cpuExcl, 0, c.fn, SpanCpu};
     if (gRt.spans)
       return spansAppendPair(t, span, cpu);
@@ -172,7 +172,6 @@ pushFrame(ThreadState *t, uint32_t fn, uintptr_t sp) {
   }
   Frame &f = t->stack[depth];
   f.fn = fn;
-  f.hasCpu = 0;
   f.sp = sp;
   f.childTicks = 0;
   t->depth = depth + 1;

@@ -32,9 +32,14 @@ struct Frame {
   uint64_t childTicks; // inclusive time of completed children
   uintptr_t sp;        // caller's stack position at entry (for repair)
   uint32_t fn;         // function id
-  uint32_t hasCpu;     // cpuStart and childCpu are set (PERFCC_CPU_TIME)
-  uint64_t cpuStart;   // the thread's CPU clock at entry, ns
-  uint64_t childCpu;   // CPU ns of completed children
+  uint32_t pad;
+};
+
+/// A live call's CPU times (PERFCC_CPU_TIME), beside its Frame at the same
+/// depth: apart, so the shadow stack the fast paths use keeps its layout.
+struct CpuFrame {
+  uint64_t start; // the thread's CPU clock at entry, ns
+  uint64_t child; // CPU ns of completed children
 };
 
 /// Span flags, shared with the trace writer.
@@ -69,6 +74,7 @@ struct ThreadState {
 
   // Cold.
   uint64_t cpuNow; // the thread's CPU clock (ns) at the exit being recorded
+  CpuFrame cpuStack[MaxDepth]; // PERFCC_CPU_TIME only; untouched otherwise
   uint32_t tid;
   uint64_t droppedSpans;   // no chunk memory left
   uint32_t dropBudget;     // spans to drop before asking for a chunk again

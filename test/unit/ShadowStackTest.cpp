@@ -185,18 +185,16 @@ TEST_F(ShadowStack, GuardIsTakenOnlyWhileRecordingAndNeverTwice) {
 }
 
 TEST_F(ShadowStack, CpuTimeIsChargedInclusiveAndLessTheCallees) {
-  // PERFCC_CPU_TIME: the probes set each frame's CPU clock at entry and the
-  // thread's at exit (t->cpuNow). 1 runs 100 ns of wall time and 70 of CPU;
-  // its callee 2 slept: 40 ns of wall, 5 of CPU. Less the clock read's own
-  // cost (gThreadCpuReadNs) from each call.
+  // PERFCC_CPU_TIME: the entry probes set each call's CPU clock beside its
+  // frame (t->cpuStack) and the exit probe the thread's (t->cpuNow). 1 runs
+  // 100 ns of wall time and 70 of CPU; its callee 2 slept: 40 ns of wall, 5
+  // of CPU. Less the clock read's own cost (gThreadCpuReadNs) from each call.
   uint64_t saved = gThreadCpuReadNs;
   gThreadCpuReadNs = 1;
+  gRt.flags.cpuTime = true;
   auto enterCpu = [&](uint32_t fn, uintptr_t sp, uint64_t time, uint64_t cpu) {
     enter(fn, sp, time);
-    Frame &f = t->stack[t->depth - 1];
-    f.hasCpu = 1;
-    f.cpuStart = cpu;
-    f.childCpu = 0;
+    t->cpuStack[t->depth - 1] = CpuFrame{cpu, 0};
   };
   enterCpu(1, 1000, 100, 5000);
   enterCpu(2, 900, 110, 5010);
@@ -218,5 +216,6 @@ TEST_F(ShadowStack, CpuTimeIsChargedInclusiveAndLessTheCallees) {
   EXPECT_EQ(stats(4).cpuCalls, 0u);
   EXPECT_EQ(stats(4).calls, 1u);
   EXPECT_EQ(stats(3).cpuInclNs, 99u);
+  gRt.flags.cpuTime = false;
   gThreadCpuReadNs = saved;
 }

@@ -27,13 +27,6 @@ std::string rootLabel(const TraceModel &model, const ThreadRef &thread,
 
 } // namespace
 
-bool hasCpuTime(const TraceModel &model) {
-  if (model.metadata.cpuTime)
-    return true;
-  return std::any_of(model.cpuOps.begin(), model.cpuOps.end(),
-                     [](const CpuOp &op) { return op.cpuNs != NoValue; });
-}
-
 const char *callTimeName(CallTime time) {
   return time == CallTime::Cpu ? "CPU" : "wall";
 }
@@ -55,18 +48,6 @@ CallTree buildCallTree(const TraceModel &model, CallTime time) {
     tree.improperlyNested += t.improperlyNested;
     // Each node's path; a node's parent comes before it in the timeline.
     std::vector<std::int32_t> pathOfNode(t.nodes.size(), -1);
-    // In CPU time, each node's inclusive time and what its children took.
-    auto cpuOf = [&model](const ThreadTimeline::Node &node) -> TimeNs {
-      std::int64_t cpu = model.cpuOps[node.op].cpuNs;
-      return cpu == NoValue ? 0 : cpu;
-    };
-    std::vector<TimeNs> childCpu;
-    if (time == CallTime::Cpu) {
-      childCpu.assign(t.nodes.size(), 0);
-      for (const ThreadTimeline::Node &node : t.nodes)
-        if (node.parent >= 0 && std::size_t(node.parent) < t.nodes.size())
-          childCpu[std::size_t(node.parent)] += cpuOf(node);
-    }
     for (std::size_t i = 0; i < t.nodes.size(); ++i) {
       const ThreadTimeline::Node &node = t.nodes[i];
       const CpuOp &op = model.cpuOps[node.op];
@@ -87,11 +68,9 @@ CallTree buildCallTree(const TraceModel &model, CallTime time) {
       }
       std::int32_t here = it->second;
       pathOfNode[i] = here;
-      TimeNs inclusive = op.end - op.start, exclusive = node.exclusive;
-      if (time == CallTime::Cpu) {
-        inclusive = cpuOf(node);
-        exclusive = inclusive > childCpu[i] ? inclusive - childCpu[i] : 0;
-      }
+      bool cpu = time == CallTime::Cpu;
+      TimeNs inclusive = cpu ? node.cpu : op.end - op.start;
+      TimeNs exclusive = cpu ? node.cpuExclusive : node.exclusive;
       CallPath &path = tree.paths[std::size_t(here)];
       ++path.calls;
       path.total += inclusive;

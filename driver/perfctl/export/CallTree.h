@@ -78,9 +78,6 @@ struct CallTree {
 /// readTraceFile returns it).
 CallTree buildCallTree(const TraceModel &model, CallTime time = CallTime::Wall);
 
-/// Whether \p model's calls carry their CPU time (PERFCC_CPU_TIME).
-bool hasCpuTime(const TraceModel &model);
-
 /// "wall" or "CPU".
 const char *callTimeName(CallTime time);
 

@@ -60,7 +60,7 @@ int exportTrace(const ExportArgs &args) {
   if (!model)
     return exportError(args.trace, error);
   CallTime time = args.time == "cpu" ? CallTime::Cpu : CallTime::Wall;
-  if (time == CallTime::Cpu && !hasCpuTime(*model))
+  if (time == CallTime::Cpu && !model->hasCpuTime())
     return exportError(args.trace,
                        "has no CPU times: record it with PERFCC_CPU_TIME=1 "
                        "for --time cpu");

@@ -40,37 +40,22 @@ std::vector<FunctionTime> rank(std::map<NameId, Samples> &byName) {
 HotFunctions analyzeHotFunctions(const TraceModel &model,
                                  const HostTimelines &timelines) {
   HotFunctions hot;
-  hot.cpuTime =
-      model.metadata.cpuTime ||
-      std::any_of(model.cpuOps.begin(), model.cpuOps.end(),
-                  [](const CpuOp &op) { return op.cpuNs != NoValue; });
+  hot.cpuTime = model.hasCpuTime();
   std::map<NameId, Samples> process;
   for (const ThreadTimeline &t : timelines.all()) {
     ThreadFunctions thread;
     thread.thread = t.thread;
     thread.threadName = model.threadName(t.thread);
     std::map<NameId, Samples> own;
-    // CPU time, inclusive, and what each call's children took of it (a
-    // call without one counts none).
-    auto cpuOf = [&model](const ThreadTimeline::Node &node) -> TimeNs {
-      std::int64_t cpu = model.cpuOps[node.op].cpuNs;
-      return cpu == NoValue ? 0 : cpu;
-    };
-    std::vector<TimeNs> childCpu(t.nodes.size(), 0);
-    for (const ThreadTimeline::Node &node : t.nodes)
-      if (node.parent >= 0 && std::size_t(node.parent) < t.nodes.size())
-        childCpu[std::size_t(node.parent)] += cpuOf(node);
-    for (std::size_t i = 0; i < t.nodes.size(); ++i) {
-      const ThreadTimeline::Node &node = t.nodes[i];
+    for (const ThreadTimeline::Node &node : t.nodes) {
       const CpuOp &op = model.cpuOps[node.op];
       TimeNs inclusive = op.end - op.start;
-      TimeNs cpu = cpuOf(node);
       for (std::map<NameId, Samples> *into : {&own, &process}) {
         Samples &s = (*into)[op.name];
         s.inclusive.push_back(inclusive);
         s.exclusive.push_back(node.exclusive);
-        s.cpuInclusive += cpu;
-        s.cpuExclusive += cpu > childCpu[i] ? cpu - childCpu[i] : 0;
+        s.cpuInclusive += node.cpu;
+        s.cpuExclusive += node.cpuExclusive;
       }
       if (node.parent < 0)
         thread.busy += inclusive;

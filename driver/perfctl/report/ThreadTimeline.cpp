@@ -52,6 +52,19 @@ ThreadTimeline::ThreadTimeline(const TraceModel &model, std::size_t first,
   for (const Segment &s : segments)
     if (s.node >= 0)
       nodes[std::size_t(s.node)].exclusive += s.end - s.start;
+  // CPU times: a parent comes before its children, so a pass backwards
+  // finishes every child before its parent takes its CPU time off.
+  std::vector<TimeNs> childCpu(nodes.size(), 0);
+  for (Node &node : nodes) {
+    std::int64_t cpu = model.cpuOps[node.op].cpuNs;
+    node.cpu = cpu == NoValue ? 0 : cpu;
+  }
+  for (std::size_t i = nodes.size(); i-- > 0;) {
+    Node &node = nodes[i];
+    node.cpuExclusive = node.cpu > childCpu[i] ? node.cpu - childCpu[i] : 0;
+    if (node.parent >= 0)
+      childCpu[std::size_t(node.parent)] += node.cpu;
+  }
 }
 
 std::int32_t ThreadTimeline::innermostContaining(TimeNs start,

@@ -42,11 +42,13 @@ public:
   ThreadRef thread;
   /// Per call, in the model's order from `first`: its index in
   /// model.cpuOps, its parent (an index into nodes, -1 at the top) and its
-  /// exclusive time.
+  /// exclusive time; and its CPU time (PERFCC_CPU_TIME; 0 for a call
+  /// without one), inclusive and less its children's.
   struct Node {
     std::size_t op = 0;
     std::int32_t parent = -1;
     TimeNs exclusive = 0;
+    TimeNs cpu = 0, cpuExclusive = 0;
   };
   std::vector<Node> nodes;
   /// The thread's time from its first call's start to its last call's end,

@@ -67,6 +67,12 @@ NameId TraceModel::threadName(const ThreadRef &thread) const {
   return NoName;
 }
 
+bool TraceModel::hasCpuTime() const {
+  return metadata.cpuTime ||
+         std::any_of(cpuOps.begin(), cpuOps.end(),
+                     [](const CpuOp &op) { return op.cpuNs != NoValue; });
+}
+
 void TraceModel::canonicalize() {
   // The string table in sorted order; newId[old] is each name's new id.
   std::vector<NameId> order(strings.size());

@@ -219,6 +219,10 @@ public:
   /// The name a thread_name event gave \p thread, or NoName.
   NameId threadName(const ThreadRef &thread) const;
 
+  /// Whether the calls carry their CPU time (PERFCC_CPU_TIME: the metadata
+  /// says so, or a call has one).
+  bool hasCpuTime() const;
+
 private:
   // A deque: its strings never move, so the index can view them.
   std::deque<std::string> strings;

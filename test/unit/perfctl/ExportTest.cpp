@@ -275,7 +275,7 @@ TEST(CallTree, InCpuTimeSelfIsLessTheCalleesCpu) {
       .cpuOp("inner", main, 400, 500, 10)
       .cpuOp("leaf", main, 600, 700);
   TraceModel model = parsedTrace(b.text());
-  EXPECT_TRUE(hasCpuTime(model));
+  EXPECT_TRUE(model.hasCpuTime());
   CallTree cpu = buildCallTree(model, CallTime::Cpu);
   EXPECT_EQ(cpu.time, CallTime::Cpu);
   EXPECT_EQ(cpu.functions.at(model.find("outer")).self, 600 - 160);
@@ -290,5 +290,5 @@ TEST(CallTree, InCpuTimeSelfIsLessTheCalleesCpu) {
   EXPECT_EQ(buildCallTree(model).selfTotal, 1000);
   EXPECT_NE(callgrindProfile(model, cpu, "t").find("events: cpu_ns"),
             std::string::npos);
-  EXPECT_FALSE(hasCpuTime(parsedTrace(knownTree().text())));
+  EXPECT_FALSE(parsedTrace(knownTree().text()).hasCpuTime());
 }

@@ -315,8 +315,6 @@ TEST_F(SpillRecovery, RecordsOfUnnamedFunctionsAreCountedNotInvented) {
   EXPECT_NE(error.find("already there"), std::string::npos) << error;
 }
 
-} // namespace
-
 TEST_F(SpillRecovery, CpuTimesReachTheTraceAndTheSummary) {
   // PERFCC_CPU_TIME: each span followed by its CPU time. The recovered
   // trace gives each call tdur (at most its dur), the summary cpu_ns; the
@@ -349,3 +347,5 @@ TEST_F(SpillRecovery, CpuTimesReachTheTraceAndTheSummary) {
   EXPECT_EQ(cpu[skey::CpuInclusive], 120);
   EXPECT_EQ(cpu[skey::CpuExclusive], 120);
 }
+
+} // namespace
