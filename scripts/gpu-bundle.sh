@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Gathers what scripts/gpu-check.sh runs on a GPU machine into gpu-bundle/
-# and packs it into gpu-bundle.tar.gz (both ignored by git; 63 MiB unpacked,
-# 21 MiB packed: a device run carries the packed one, under its 64 MiB).
+# and packs it into gpu-bundle.tar.gz (both ignored by git; 96 MiB unpacked,
+# 32 MiB packed: a device run carries the packed one, under its 64 MiB).
 # The GPU machines have no LLVM, so everything built with perfcc is built
 # here: perfctl, the runtime and its CUPTI adapter, the CUDA example and the
 # launch benchmark, with the libraries they need that a CUDA machine may

@@ -3,7 +3,9 @@
 # (the GPU machines have no LLVM: scripts/gpu-bundle.sh gathers what this
 # runs into gpu-bundle/, which the device run carries). Each step takes well
 # under 10 minutes; everything is written under $OUT (default
-# ./gpu-check-out): the machine, the traced CUDA example with perfctl's
+# ./gpu-check-out): the machine, the CUDA engine's tests and benchmarks
+# (batch-1 decode with and without dependent launch), Hugging Face
+# transformers as a second reference, the traced CUDA example with perfctl's
 # report and its known-answer verdict, the speed-bump sweep of the same
 # example against its real variants, the launch-cost benchmark, the probe
 # cost on this machine's CPU, and the trace and CUPTI's raw buffers, as
@@ -74,7 +76,22 @@ engine_steps() {
     "$bundle/bin/engine-bench" "$model" --device cuda --parallel 16 --pp 128 \
       --tg 128 --repetitions 3 --json 2>&1 | tee "$out/engine-bench-parallel16.json"
   [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
+
+  step "batch-1 decode without programmatic dependent launch (ENGINE_CUDA_PDL=0), for comparison"
+  ENGINE_CUDA_PDL=0 "$bundle/bin/engine-bench" "$model" --device cuda --pp 512 \
+    --tg 128 --repetitions 3 --json 2>&1 | tee "$out/engine-bench-batch1-nopdl.json"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
   rm -rf "$(dirname "$model")"
+
+  step "Hugging Face transformers as a second reference (golden fixtures; checkpoints it writes)"
+  if python3 -c 'import transformers' 2>/dev/null; then
+    python3 "$bundle/test/transformers_reference.py" "$bundle/golden" \
+      "$bundle/bin/engine-generate" "$out/transformers" 2>&1 |
+      tee "$out/transformers.txt"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
+  else
+    echo "gpu-check: no transformers here: skipped"
+  fi
 }
 # The engine first: it is what changes most.
 engine_steps

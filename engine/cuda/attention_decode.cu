@@ -36,6 +36,7 @@ __global__ void __launch_bounds__(kDecodeThreads)
   __shared__ float w_max[kDecodeWarps][G], w_sum[kDecodeWarps][G];
   __shared__ float w_acc[kDecodeWarps][G][HD];
   __shared__ bool last_block;
+  wait_for_previous_kernel();
 
   const int part = blockIdx.x, kvh = blockIdx.y, s = blockIdx.z;
   const int context = kv.context_lens[s];
@@ -210,6 +211,7 @@ __global__ void __launch_bounds__(kDecodeThreads)
   __shared__ float red[G][HD]; // the cross-warp sum of P·V
   __shared__ float sc[G][kDecodePartition];
   __shared__ int64_t rows[kDecodePartition];
+  wait_for_previous_kernel();
 
   const int part = blockIdx.x, kvh = blockIdx.y, s = blockIdx.z;
   const int context = kv.context_lens[s];
@@ -354,6 +356,7 @@ __global__ void decode_combine_kernel(int heads, const int32_t *context_lens,
                                       int max_parts, const float *ws_acc,
                                       const float *ws_max, const float *ws_sum,
                                       uint16_t *out) {
+  wait_for_previous_kernel();
   const int s = blockIdx.x, h = blockIdx.y;
   const int context = context_lens[s];
   const int parts = (context + kDecodePartition - 1) / kDecodePartition;
@@ -391,16 +394,17 @@ void decode_group(const uint16_t *q, int heads, int num_seqs, int parts,
                   cudaStream_t stream) {
   const dim3 grid(parts, kv.kv_heads, num_seqs);
   if (num_seqs < kTwoPassMinSeqs) {
-    decode_attention_kernel<HD, G><<<grid, kDecodeThreads, 0, stream>>>(
-        q, heads, kv, scale, parts, acc, mx, sum, tickets, out);
+    launch_dependent(decode_attention_kernel<HD, G>, grid, kDecodeThreads, 0,
+                     stream, q, heads, kv, scale, parts, acc, mx, sum, tickets,
+                     out);
     return;
   }
-  decode_two_pass_kernel<HD, G><<<grid, kDecodeThreads, 0, stream>>>(
-      q, heads, kv, scale, parts, acc, mx, sum, out);
+  launch_dependent(decode_two_pass_kernel<HD, G>, grid, kDecodeThreads, 0,
+                   stream, q, heads, kv, scale, parts, acc, mx, sum, out);
   constexpr int kCombineThreads = HD < 32 ? 32 : HD;
-  decode_combine_kernel<HD>
-      <<<dim3(num_seqs, heads), kCombineThreads, 0, stream>>>(
-          heads, kv.context_lens, parts, acc, mx, sum, out);
+  launch_dependent(decode_combine_kernel<HD>, dim3(num_seqs, heads),
+                   kCombineThreads, 0, stream, heads, kv.context_lens, parts,
+                   acc, mx, sum, out);
 }
 
 template <int HD>

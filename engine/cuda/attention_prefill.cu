@@ -48,6 +48,7 @@ __global__ void __launch_bounds__(kPrefillWarps * 32)
   constexpr int kVStride = kPrefillKeys + 8; // V transposed: [HD][keys]
   __shared__ __align__(16) uint16_t ks[kPrefillKeys * kKStride];
   __shared__ __align__(16) uint16_t vt[HD * kVStride];
+  wait_for_previous_kernel();
 
   const int s = blockIdx.z, h = blockIdx.y;
   const int q0 = cu_seqlens_q[s], nq = cu_seqlens_q[s + 1] - q0;
@@ -208,9 +209,8 @@ void prefill(const uint16_t *q, int heads, const int32_t *cu, int num_seqs,
              int max_q_len, PagedKvView kv, float scale, uint16_t *out,
              cudaStream_t stream) {
   const int x = (max_q_len + kPrefillRows - 1) / kPrefillRows;
-  prefill_attention_kernel<HD>
-      <<<dim3(x, heads, num_seqs), kPrefillWarps * 32, 0, stream>>>(
-          q, heads, cu, kv, scale, out);
+  launch_dependent(prefill_attention_kernel<HD>, dim3(x, heads, num_seqs),
+                   kPrefillWarps * 32, 0, stream, q, heads, cu, kv, scale, out);
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 // weights, profiling pass, KV cache, decode graphs) and its step.
 #include "engine/cuda/cuda_model_runner.h"
 
+#include "engine/cuda/dependent_launch.h"
 #include "engine/cuda/graph_ladder.h"
 #include "engine/cuda/kv_budget.h"
 #include "engine/error.h"
@@ -21,6 +22,7 @@ std::string open_device() {
                                        : "no device found") +
                 ")");
   check(cudaSetDevice(0), "selecting GPU 0");
+  dependent_launch_enabled(); // a bad ENGINE_CUDA_PDL is an error here
   cudaDeviceProp prop;
   check(cudaGetDeviceProperties(&prop, 0), "reading GPU 0's properties");
   return std::string(prop.name) + " (sm_" + std::to_string(prop.major) +
@@ -249,7 +251,8 @@ std::string CudaModelRunner::describe() const {
                                  std::to_string(graph_sizes_.back());
   return "cuda: " + device_name_ + ", " + std::to_string(kv_->num_blocks()) +
          " KV blocks of " + std::to_string(kv_->block_size()) +
-         " tokens (BF16), " + graphs;
+         " tokens (BF16), " + graphs +
+         (dependent_launch_enabled() ? ", dependent launch" : "");
 }
 
 } // namespace engine::cuda

@@ -3,6 +3,7 @@
 // sequence lives in the paged KV cache. Included by .cu files only.
 #pragma once
 
+#include "engine/cuda/dependent_launch.cuh"
 #include "engine/cuda/kernels.h"
 
 #include <cuda_bf16.h>

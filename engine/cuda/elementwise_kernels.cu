@@ -29,6 +29,7 @@ __device__ float block_sum(float v) {
 
 __global__ void embedding_kernel(const uint16_t *embed, int64_t vocab,
                                  int hidden, const int32_t *ids, float *x) {
+  wait_for_previous_kernel();
   const int t = blockIdx.x;
   const int64_t id = ids[t];
   float *row = x + int64_t(t) * hidden;
@@ -40,6 +41,7 @@ __global__ void embedding_kernel(const uint16_t *embed, int64_t vocab,
 __global__ void add_rms_norm_kernel(float *residual, const uint16_t *delta,
                                     const float *weight, const int32_t *rows,
                                     int dim, float eps, uint16_t *out) {
+  wait_for_previous_kernel();
   const int r = blockIdx.x;
   const int64_t i = rows ? rows[r] : r;
   float *x = residual + i * dim;
@@ -71,6 +73,7 @@ qk_norm_rope_store_kernel(const uint16_t *qkv, QkvLayout L, const float *q_norm,
                           const int32_t *slot_mapping, uint16_t *q_out,
                           uint16_t *k_cache, uint16_t *v_cache) {
   __shared__ float buf[kHeadsPerBlock][kMaxHeadDim];
+  wait_for_previous_kernel();
   const int t = blockIdx.x;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int hd = L.head_dim, half = hd / 2;
@@ -129,6 +132,7 @@ qk_norm_rope_store_kernel(const uint16_t *qkv, QkvLayout L, const float *q_norm,
 
 __global__ void silu_mul_kernel(const uint16_t *gate_up, int dim,
                                 uint16_t *out) {
+  wait_for_previous_kernel();
   const int t = blockIdx.y;
   const uint16_t *g = gate_up + int64_t(t) * 2 * dim;
   const uint16_t *u = g + dim;
@@ -150,8 +154,8 @@ void launch_embedding(const uint16_t *embed, int64_t vocab, int hidden,
                       const int32_t *ids, int n, float *x,
                       cudaStream_t stream) {
   if (n > 0)
-    embedding_kernel<<<n, norm_threads(hidden), 0, stream>>>(embed, vocab,
-                                                             hidden, ids, x);
+    launch_dependent(embedding_kernel, n, norm_threads(hidden), 0, stream,
+                     embed, vocab, hidden, ids, x);
 }
 
 void launch_add_rms_norm(float *residual, const uint16_t *delta,
@@ -159,8 +163,8 @@ void launch_add_rms_norm(float *residual, const uint16_t *delta,
                          int dim, float eps, uint16_t *out,
                          cudaStream_t stream) {
   if (num_rows > 0)
-    add_rms_norm_kernel<<<num_rows, norm_threads(dim), 0, stream>>>(
-        residual, delta, weight, rows, dim, eps, out);
+    launch_dependent(add_rms_norm_kernel, num_rows, norm_threads(dim), 0,
+                     stream, residual, delta, weight, rows, dim, eps, out);
 }
 
 void launch_qk_norm_rope_store(const uint16_t *qkv, int n, QkvLayout layout,
@@ -175,9 +179,9 @@ void launch_qk_norm_rope_store(const uint16_t *qkv, int n, QkvLayout layout,
   const int heads = layout.heads + 2 * layout.kv_heads;
   // A few blocks per token: enough warps for small batches, one pass each.
   const int y = (heads + kHeadsPerBlock - 1) / kHeadsPerBlock;
-  qk_norm_rope_store_kernel<<<dim3(n, y), 32 * kHeadsPerBlock, 0, stream>>>(
-      qkv, layout, q_norm, k_norm, eps, rope_cos, rope_sin, positions,
-      slot_mapping, q_out, k_cache, v_cache);
+  launch_dependent(qk_norm_rope_store_kernel, dim3(n, y), 32 * kHeadsPerBlock,
+                   0, stream, qkv, layout, q_norm, k_norm, eps, rope_cos,
+                   rope_sin, positions, slot_mapping, q_out, k_cache, v_cache);
 }
 
 void launch_silu_mul(const uint16_t *gate_up, int n, int dim, uint16_t *out,
@@ -186,7 +190,8 @@ void launch_silu_mul(const uint16_t *gate_up, int n, int dim, uint16_t *out,
     return;
   const int threads = 256;
   const int x = (dim + threads - 1) / threads;
-  silu_mul_kernel<<<dim3(x, n), threads, 0, stream>>>(gate_up, dim, out);
+  launch_dependent(silu_mul_kernel, dim3(x, n), threads, 0, stream, gate_up,
+                   dim, out);
 }
 
 } // namespace engine::cuda

@@ -8,6 +8,8 @@
 // are wanted.
 #include "engine/cuda/qwen3_cuda_model.h"
 
+#include "engine/cuda/dependent_launch.h"
+
 #include "engine/cpu/ops.h"
 #include "engine/cuda/gemv.h"
 #include "engine/dtype.h"
@@ -182,6 +184,7 @@ void Qwen3CudaModel::forward(const StepInputs &s, const CudaKvCache &kv) {
   const int heads = int(c.num_attention_heads);
   const float eps = float(c.rms_norm_eps);
   const QkvLayout qkv_layout{heads, int(c.num_key_value_heads), hd};
+  const DecodeLaunches scope(s.decode);
 
   launch_embedding(embed_.data.get(), c.vocab_size, hidden, s.token_ids, n,
                    x_.get(), stream_);

@@ -97,6 +97,7 @@ __global__ void __launch_bounds__(kThreads)
   __shared__ float scratch[32];
   __shared__ int iscratch[32];
   __shared__ float seg_end[kWarps];
+  wait_for_previous_kernel();
   const int row = blockIdx.x;
   float *x = logits + int64_t(row) * vocab;
   const float temperature = params.temperature[row];
@@ -231,7 +232,8 @@ __global__ void __launch_bounds__(kThreads)
 void launch_sample(float *logits, int rows, int vocab, SamplingView params,
                    int32_t *tokens, cudaStream_t stream) {
   if (rows > 0)
-    sample_kernel<<<rows, kThreads, 0, stream>>>(logits, vocab, params, tokens);
+    launch_dependent(sample_kernel, rows, kThreads, 0, stream, logits, vocab,
+                     params, tokens);
 }
 
 } // namespace engine::cuda

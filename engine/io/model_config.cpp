@@ -213,6 +213,32 @@ json number_json(double x) {
   return x;
 }
 
+// RoPE's base: rope_theta, or rope_parameters {"rope_type": "default",
+// "rope_theta": ...}, where transformers 5 keeps RoPE's settings (a file
+// with only that must not silently get the default 10000).
+double read_rope_theta(const Fields &f, const std::string &path) {
+  const double theta = f.number_or("rope_theta", 10000.0);
+  const json *rp = f.find("rope_parameters");
+  if (!rp)
+    return theta;
+  if (!rp->is_object())
+    throw f.wrong_type("rope_parameters", "an object", *rp);
+  const std::string where = path + ": rope_parameters"; // outlives p
+  const Fields p(*rp, where);
+  const std::string type = p.string_or("rope_type", "default");
+  if (type != "default")
+    throw Error(path + ": rope_parameters: rope_type " + quote(type) +
+                " is unsupported (only default)");
+  if (!p.find("rope_theta"))
+    return theta;
+  const double inner = p.number_or("rope_theta", theta);
+  if (f.find("rope_theta") && inner != theta)
+    throw Error(path + ": rope_theta " + number_json(theta).dump() +
+                " and rope_parameters' rope_theta " +
+                number_json(inner).dump() + " disagree");
+  return inner;
+}
+
 } // namespace
 
 int64_t ModelConfig::num_parameters() const {
@@ -302,10 +328,11 @@ ModelConfig load_model_config(const std::string &folder) {
     c.head_dim = c.hidden_size / c.num_attention_heads;
   }
   c.rms_norm_eps = f.number_or("rms_norm_eps", 1e-6);
-  c.rope_theta = f.number_or("rope_theta", 10000.0);
+  c.rope_theta = read_rope_theta(f, path);
   c.max_position_embeddings = f.integer_or("max_position_embeddings", 32768);
   c.tie_word_embeddings = f.boolean_or("tie_word_embeddings", false);
-  c.torch_dtype = f.string_or("torch_dtype", "");
+  // transformers 5 renamed torch_dtype to dtype.
+  c.torch_dtype = f.string_or("torch_dtype", f.string_or("dtype", ""));
   c.bos_token_ids = f.ids("bos_token_id");
   c.eos_token_ids = f.ids("eos_token_id");
   validate_model_config(c, path);

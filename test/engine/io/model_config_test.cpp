@@ -109,6 +109,28 @@ TEST(ModelConfigTest, AppliesTransformersDefaults) {
   EXPECT_TRUE(c.bos_token_ids.empty());
 }
 
+// RoPE's base given only inside rope_parameters (where transformers 5 keeps
+// it), and dtype for torch_dtype.
+TEST(ModelConfigTest, ReadsTransformers5RopeParametersAndDtype) {
+  TempDir dir;
+  write_config(dir, {{"rope_theta", nullptr},
+                     {"rope_scaling", nullptr},
+                     {"torch_dtype", nullptr},
+                     {"dtype", "bfloat16"},
+                     {"rope_parameters",
+                      {{"rope_type", "default"}, {"rope_theta", 250000.0}}}});
+  ModelConfig c = load_model_config(dir.path());
+  EXPECT_DOUBLE_EQ(c.rope_theta, 250000.0);
+  EXPECT_EQ(c.torch_dtype, "bfloat16");
+
+  // Both places, the same value: fine; no theta inside: the top level's.
+  write_config(dir, {{"rope_parameters",
+                      {{"rope_type", "default"}, {"rope_theta", 1000000}}}});
+  EXPECT_DOUBLE_EQ(load_model_config(dir.path()).rope_theta, 1e6);
+  write_config(dir, {{"rope_parameters", {{"rope_type", "default"}}}});
+  EXPECT_DOUBLE_EQ(load_model_config(dir.path()).rope_theta, 1e6);
+}
+
 TEST(ModelConfigTest, BadFieldsAreErrorsNamingConfigAndField) {
   struct Case {
     json patch;
@@ -125,6 +147,14 @@ TEST(ModelConfigTest, BadFieldsAreErrorsNamingConfigAndField) {
       {{{"hidden_size", 1024.5}},
        "field 'hidden_size' must be an integer, not a number"},
       {{{"rope_theta", "1e6"}}, "field 'rope_theta' must be a number"},
+      {{{"rope_parameters", {{"rope_type", "yarn"}, {"factor", 4.0}}}},
+       "rope_parameters: rope_type 'yarn' is unsupported (only default)"},
+      {{{"rope_parameters", {{"rope_theta", 10000}}}},
+       "rope_theta 1000000 and rope_parameters' rope_theta 10000 disagree"},
+      {{{"rope_parameters", {{"rope_theta", "x"}}}},
+       "rope_parameters: field 'rope_theta' must be a number"},
+      {{{"rope_parameters", 5}},
+       "field 'rope_parameters' must be an object, not an integer"},
       {{{"tie_word_embeddings", 1}},
        "field 'tie_word_embeddings' must be true or false, not an integer"},
       {{{"eos_token_id", "x"}},
