@@ -184,6 +184,8 @@ void paged_attention(ThreadPool &pool, const float *q, int num_heads,
   const Isa isa = active_isa();
   const bool avx512 =
       isa >= Isa::Avx512 && cpu_detail::avx512_supports_head_dim(kv.head_dim);
+  const bool avx2 = isa >= Isa::Avx2 &&
+                    cpu_detail::avx2_attention_supports_head_dim(kv.head_dim);
   // Decode tiles (one token) take several KV heads: a token's heads are
   // adjacent in the cache, so the tile streams whole token rows instead of
   // head_dim-sized pieces 4 KiB apart (17 against 26 GB/s measured). As many
@@ -266,6 +268,8 @@ void paged_attention(ThreadPool &pool, const float *q, int num_heads,
         cpu_detail::attend_tile_amx(t);
       else if (avx512)
         cpu_detail::attend_tile_avx512(t);
+      else if (avx2)
+        cpu_detail::attend_tile_avx2(t);
       else
         cpu_detail::attend_tile_scalar(t);
     }

@@ -40,6 +40,9 @@ constexpr int kMaxTileRows = 64;
 
 /// kv_heads must be 1.
 void attend_tile_scalar(const AttentionTile &t);
+/// kv_heads must be 1; needs AVX2 and a head_dim that is a multiple of 8.
+void attend_tile_avx2(const AttentionTile &t);
+bool avx2_attention_supports_head_dim(int head_dim);
 /// Needs head_dim ∈ {64, 128, 256} and AVX-512.
 void attend_tile_avx512(const AttentionTile &t);
 bool avx512_supports_head_dim(int head_dim);

@@ -8,11 +8,19 @@
 // deviation. --parallel N: decode throughput across N sequences at once
 // (llama-batched-bench's TG speed).
 //
+// With --pp / --tg on the CPU, a roofline: the machine's read bandwidth and
+// peak arithmetic rate are measured in the same process on the engine's
+// threads (cpu/machine_ceilings.h), and each test reports the bytes and
+// operations a token needs (roofline.h), the rates it achieved, its share
+// of the bandwidth bound and its MFU.
+//
 // Usage: engine-bench MODEL_DIR [--num-seqs 256 --min-input 100 ...] [--json]
 //        engine-bench MODEL_DIR --pp 512 --tg 128 [--repetitions 3]
 //        engine-bench MODEL_DIR --parallel 16 --pp 128 --tg 128
+#include "engine/cpu/machine_ceilings.h"
 #include "engine/error.h"
 #include "engine/llm_engine.h"
+#include "engine/roofline.h"
 #include "engine_options.h"
 #include "tool_main.h"
 
@@ -21,6 +29,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <random>
 
 using namespace engine;
@@ -55,6 +64,51 @@ MeanStd mean_std(const std::vector<double> &v) {
   r.std = v.size() > 1 ? std::sqrt(r.std / (v.size() - 1)) : 0;
   return r;
 }
+
+/// A test's roofline figures: `per_token` is what one token (of `per_step`
+/// tokens computed together) costs, `tok_s` the rate achieved.
+struct Roofline {
+  std::string text, json;
+};
+Roofline roofline(const WorkCost &per_step, int per_step_tokens, double tok_s,
+                  const MachineCeilings *machine) {
+  const double steps_s = tok_s / per_step_tokens;
+  const double bytes_s = per_step.bytes * steps_s,
+               flops_s = per_step.flops * steps_s;
+  char text[256], json[512];
+  std::snprintf(json, sizeof json,
+                ", \"bytes_per_token\": %.0f, \"flops_per_token\": %.0f, "
+                "\"gb_s\": %.3f, \"gflop_s\": %.3f",
+                per_step.bytes / per_step_tokens,
+                per_step.flops / per_step_tokens, bytes_s / 1e9, flops_s / 1e9);
+  Roofline r{"", json};
+  if (!machine) {
+    std::snprintf(text, sizeof text, " (%.1f GB/s, %.1f GFLOP/s)",
+                  bytes_s / 1e9, flops_s / 1e9);
+    r.text = text;
+    return r;
+  }
+  const double bw_pct = 100 * bytes_s / machine->read_bytes_per_s,
+               mfu = 100 * flops_s / machine->peak_flops;
+  if (machine->peak_is_the_kernels) {
+    std::snprintf(text, sizeof text,
+                  " (%.1f GB/s: %.0f%% of the bandwidth bound; %.1f GFLOP/s: "
+                  "%.1f%% MFU)",
+                  bytes_s / 1e9, bw_pct, flops_s / 1e9, mfu);
+    std::snprintf(json, sizeof json,
+                  ", \"bandwidth_bound_pct\": %.1f, \"mfu_pct\": %.2f", bw_pct,
+                  mfu);
+  } else { // AMX: its own peak is not measured
+    std::snprintf(text, sizeof text,
+                  " (%.1f GB/s: %.0f%% of the bandwidth bound; %.1f GFLOP/s)",
+                  bytes_s / 1e9, bw_pct, flops_s / 1e9);
+    std::snprintf(json, sizeof json,
+                  ", \"bandwidth_bound_pct\": %.1f, \"mfu_pct\": null", bw_pct);
+  }
+  r.text = text;
+  r.json += json;
+  return r;
+}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -64,7 +118,7 @@ int main(int argc, char **argv) {
       max_out = 1024, pp = 0, tg = 0, parallel = 0, reps = 3;
   uint64_t seed = 0;
   float temperature = 0.6f;
-  bool json = false, progress = false;
+  bool json = false, progress = false, no_roofline = false;
   EngineConfig config = default_engine_config();
   app.add_option("model", model, "model folder")->required();
   app.add_option("--num-seqs", num_seqs, "sequences (protocol run)");
@@ -81,6 +135,9 @@ int main(int argc, char **argv) {
   app.add_option("--repetitions,-r", reps, "runs of each --pp/--tg test");
   app.add_flag("--json", json, "print the results as JSON");
   app.add_flag("--progress", progress, "show a progress bar");
+  app.add_flag("--no-roofline", no_roofline,
+               "with --pp/--tg on the CPU: skip measuring the machine's "
+               "bandwidth and peak FLOP/s");
   add_engine_options(app, config);
   if (int status = parse_command_line("engine-bench", app, argc, argv);
       status >= 0)
@@ -108,6 +165,17 @@ int main(int argc, char **argv) {
     llm.generate({random_ids(rng, 16)}, {sp});
     llm.reset_stats();
 
+    // What a token costs, and what this machine can do at most (the CPU
+    // only: the GPU's ceilings are not measured here).
+    const bool on_cpu = llm.config().device == "cpu";
+    const ModelCost cost =
+        model_cost(llm.model_config(), Checkpoint(model), on_cpu ? 0 : 2);
+    std::optional<MachineCeilings> machine;
+    if ((pp || tg) && on_cpu && !no_roofline) {
+      ThreadPool pool(llm.config().num_threads);
+      machine = measure_machine_ceilings(pool, active_isa());
+    }
+
     std::string results;
     auto add = [&](const std::string &name, const std::string &j,
                    const std::string &text) {
@@ -115,7 +183,7 @@ int main(int argc, char **argv) {
       if (!json)
         std::printf("%s\n", text.c_str());
     };
-    char buf[512], jbuf[512];
+    char buf[1024], jbuf[1024];
 
     if (pp || tg) {
       const int n = std::max(parallel, 1);
@@ -133,13 +201,25 @@ int main(int argc, char **argv) {
           rates.push_back(s.prefill_tokens / s.prefill_seconds);
         }
         MeanStd m = mean_std(rates);
-        std::snprintf(buf, sizeof buf, "pp%d%s: %.2f ± %.2f tok/s", pp,
+        // The prompts go through in as few forward passes as the token
+        // budget allows, each reading the weights once.
+        const int64_t tokens = int64_t(n) * pp;
+        const int64_t passes =
+            (tokens + llm.config().max_num_batched_tokens - 1) /
+            llm.config().max_num_batched_tokens;
+        WorkCost all = prefill_cost(cost, pp);
+        all.bytes =
+            passes * cost.matrix_bytes + n * (all.bytes - cost.matrix_bytes);
+        all.flops *= n;
+        const Roofline rl =
+            roofline(all, int(tokens), m.mean, machine ? &*machine : nullptr);
+        std::snprintf(buf, sizeof buf, "pp%d%s: %.2f ± %.2f tok/s%s", pp,
                       n > 1 ? (" x" + std::to_string(n)).c_str() : "", m.mean,
-                      m.std);
+                      m.std, rl.text.c_str());
         std::snprintf(jbuf, sizeof jbuf,
                       "{\"tokens\": %d, \"sequences\": %d, \"tok_s\": %.3f, "
-                      "\"std\": %.3f}",
-                      pp, n, m.mean, m.std);
+                      "\"std\": %.3f%s}",
+                      pp, n, m.mean, m.std, rl.json.c_str());
         add("pp", jbuf, buf);
       }
       if (tg) {
@@ -159,14 +239,19 @@ int main(int argc, char **argv) {
           rates.push_back(s.decode_tokens / s.decode_seconds);
         }
         MeanStd m = mean_std(rates);
-        std::snprintf(buf, sizeof buf, "tg%d%s: %.2f ± %.2f tok/s", tg,
+        // Each step computes one token of every sequence; contexts grow
+        // from `context` by one a step.
+        const Roofline rl =
+            roofline(decode_step_cost(cost, n, context + tg / 2.0), n, m.mean,
+                     machine ? &*machine : nullptr);
+        std::snprintf(buf, sizeof buf, "tg%d%s: %.2f ± %.2f tok/s%s", tg,
                       n > 1 ? (" x" + std::to_string(n) + " sequences").c_str()
                             : "",
-                      m.mean, m.std);
+                      m.mean, m.std, rl.text.c_str());
         std::snprintf(jbuf, sizeof jbuf,
                       "{\"tokens\": %d, \"sequences\": %d, \"context\": %d, "
-                      "\"tok_s\": %.3f, \"std\": %.3f}",
-                      tg, n, context, m.mean, m.std);
+                      "\"tok_s\": %.3f, \"std\": %.3f%s}",
+                      tg, n, context, m.mean, m.std, rl.json.c_str());
         add("tg", jbuf, buf);
       }
     } else {
@@ -203,11 +288,29 @@ int main(int argc, char **argv) {
                     total_out / t, (total_in + total_out) / t);
       add("throughput", jbuf, buf);
     }
+    std::string machine_json = "null", machine_text;
+    if (machine) {
+      std::snprintf(jbuf, sizeof jbuf,
+                    "{\"read_gb_s\": %.3f, \"peak_gflop_s\": %.3f, "
+                    "\"peak_instruction\": \"%s\", \"threads\": %d}",
+                    machine->read_bytes_per_s / 1e9, machine->peak_flops / 1e9,
+                    machine->peak_instruction.c_str(), machine->threads);
+      machine_json = jbuf;
+      std::snprintf(buf, sizeof buf,
+                    "machine: read bandwidth %.1f GB/s, peak %.1f GFLOP/s "
+                    "(%s), %d thread%s, measured in this run\n",
+                    machine->read_bytes_per_s / 1e9, machine->peak_flops / 1e9,
+                    machine->peak_instruction.c_str(), machine->threads,
+                    machine->threads == 1 ? "" : "s");
+      machine_text = buf;
+    }
     if (json)
-      std::printf("{\"backend\": \"%s\",\n  %s}\n",
-                  llm.runner().describe().c_str(), results.c_str());
+      std::printf("{\"backend\": \"%s\",\n  \"roofline\": %s,\n  %s}\n",
+                  llm.runner().describe().c_str(), machine_json.c_str(),
+                  results.c_str());
     else
-      std::printf("%s\n", llm.runner().describe().c_str());
+      std::printf("%s%s\n", machine_text.c_str(),
+                  llm.runner().describe().c_str());
     return 0;
   });
 }
