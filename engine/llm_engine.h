@@ -96,6 +96,8 @@ public:
   /// Null when the model folder has no tokenizer.json.
   const Tokenizer *tokenizer() const { return tokenizer_.get(); }
   const ModelRunner &runner() const { return *runner_; }
+  /// The weights the model runs on (memory-mapped).
+  const Checkpoint &checkpoint() const { return *checkpoint_; }
   const std::vector<int32_t> &eos_token_ids() const { return eos_; }
   EngineStats stats() const { return stats_; }
   void reset_stats() { stats_ = EngineStats{}; }

@@ -6,6 +6,7 @@
 // C++: on a Zen 3 it took 70% of pp512's time (20 s against 8.6 s for every
 // matmul, perfcc's summary of engine-bench).
 #include "engine/cpu/attention_kernels.h"
+#include "engine/cpu/avx2_math.h"
 
 #include <algorithm>
 #include <cmath>
@@ -18,19 +19,8 @@ namespace engine::cpu_detail {
 namespace {
 
 ENGINE_AVX2 inline __m256 load8(const void *base, bool bf16, int64_t at) {
-  if (!bf16)
-    return _mm256_loadu_ps(static_cast<const float *>(base) + at);
-  return _mm256_castsi256_ps(_mm256_slli_epi32(
-      _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(
-          static_cast<const uint16_t *>(base) + at))),
-      16));
-}
-
-ENGINE_AVX2 inline float hsum(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_add_ss(s, _mm_movehdup_ps(s));
-  return _mm_cvtss_f32(s);
+  return bf16 ? load_bf16x8(static_cast<const uint16_t *>(base) + at)
+              : _mm256_loadu_ps(static_cast<const float *>(base) + at);
 }
 
 ENGINE_AVX2 void tile(const AttentionTile &t) {

@@ -1,5 +1,6 @@
 // engine/cpu/matmul_avx2.cpp - matmul with fp32 x and fp32 FMA on AVX2 for
 // f32, f16 (F16C) and bf16 (shifted into fp32) weights: the avx2 level.
+#include "engine/cpu/avx2_math.h"
 #include "engine/cpu/matmul_kernels.h"
 
 #include <algorithm>
@@ -18,10 +19,7 @@ template <DType T> ENGINE_AVX2 inline __m256 load_w(const void *w, int64_t at) {
     return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i *>(
         static_cast<const uint16_t *>(w) + at)));
   else
-    return _mm256_castsi256_ps(_mm256_slli_epi32(
-        _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(
-            static_cast<const uint16_t *>(w) + at))),
-        16));
+    return load_bf16x8(static_cast<const uint16_t *>(w) + at);
 }
 
 template <DType T> inline float load_w1(const void *w, int64_t at) {
@@ -31,13 +29,6 @@ template <DType T> inline float load_w1(const void *w, int64_t at) {
     return f16_to_f32(static_cast<const uint16_t *>(w)[at]);
   else
     return bf16_to_f32(static_cast<const uint16_t *>(w)[at]);
-}
-
-ENGINE_AVX2 inline float hsum(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_add_ss(s, _mm_movehdup_ps(s));
-  return _mm_cvtss_f32(s);
 }
 
 // R weight rows × M x rows of y; 16 ymm registers hold R·M accumulators, R

@@ -169,7 +169,7 @@ int main(int argc, char **argv) {
     // only: the GPU's ceilings are not measured here).
     const bool on_cpu = llm.config().device == "cpu";
     const ModelCost cost =
-        model_cost(llm.model_config(), Checkpoint(model), on_cpu ? 0 : 2);
+        model_cost(llm.model_config(), llm.checkpoint(), on_cpu ? 0 : 2);
     std::optional<MachineCeilings> machine;
     if ((pp || tg) && on_cpu && !no_roofline) {
       ThreadPool pool(llm.config().num_threads);
