@@ -6,6 +6,7 @@ set -euo pipefail
 
 packages=(
   cmake make g++ python3 git
+  ccache                                  # CI's three builds share their objects
   clang-14 llvm-14-dev llvm-14-tools      # the default plugin build, lit, FileCheck
   clang-19 llvm-19-dev llvm-19-tools      # the second LLVM major CI tests
   libgtest-dev libbenchmark-dev           # unit tests, benchmarks
