@@ -38,6 +38,19 @@ char tracePath[4096];
 uint64_t spillLostSpans = 0; // spans the spill file could not take
 Arena writerArena; // for every thread's spanStats: one converter at a time
 
+/// The functions that have a span in the trace, one bit per registry id
+/// (128 KiB of zero pages until used): metadata's function table lists
+/// them, so each span carries no file and line of its own.
+constexpr uint32_t MaxFunctions = Registry::PageSize * Registry::MaxPages;
+uint64_t spannedFunctions[MaxFunctions / 64 + 1];
+
+void markSpanned(uint32_t fn) {
+  spannedFunctions[fn / 64] |= uint64_t(1) << (fn % 64);
+}
+bool spanned(uint32_t fn) {
+  return spannedFunctions[fn / 64] >> (fn % 64) & 1;
+}
+
 /// Charges a function span to its thread's aggregates (the writer's table);
 /// true for a function span, false for a delay or counter record.
 bool chargeSpan(ThreadState *owner, const SpanRecord &r) {
@@ -95,19 +108,46 @@ void writeSpan(const SpanRecord &r, uint32_t tid, const SpanRecord *cpu) {
   // never more CPU time than wall time.
   if (cpu)
     out.key(key::ThreadDur).micros(std::min(cpu->start, end - start));
-  out.key(key::Args).ch('{').key(key::ArgFile, true).str(f.file);
-  out.key(key::ArgLine).u64(f.line);
+  markSpanned(r.fn);
+  // Arguments only where the call has some of its own: most have none, and
+  // a call's file and line are its function's (metadata's table).
+  bool args = false;
+  auto arg = [&args](const char *name) -> JsonOut & {
+    if (!args)
+      out.key(key::Args).ch('{');
+    out.key(name, !args);
+    args = true;
+    return out;
+  };
   // The innermost call around CUDA API calls gets the id they share with it
   // and their GPU work (Kineto's External id).
   if (uint64_t external = gpuOnSpan(tid, start, end, r.fn))
-    out.key(key::ArgExternalId).u64(external);
+    arg(key::ArgExternalId).u64(external);
   if (r.flags & SpanUnwind)
-    out.key(key::ArgUnwind).raw("true");
+    arg(key::ArgUnwind).raw("true");
   if (r.flags & SpanAbandoned)
-    out.key(key::ArgAbandoned).raw("true");
+    arg(key::ArgAbandoned).raw("true");
   if (r.flags & SpanUnfinished)
-    out.key(key::ArgUnfinished).raw("true");
-  out.raw("}}");
+    arg(key::ArgUnfinished).raw("true");
+  out.raw(args ? "}}" : "}");
+}
+
+/// metadata's function table: every function with a span, once.
+void writeFunctionTable() {
+  out.key(key::MetaFunctions).ch('[');
+  bool first = true;
+  for (uint32_t fn = 1, n = gRegistry.size(); fn <= n; ++fn) {
+    if (!spanned(fn))
+      continue;
+    const FunctionRecord &f = gRegistry.get(fn);
+    out.raw(first ? "\n{" : ",\n{");
+    first = false;
+    out.key(key::Name, true).str(f.name);
+    out.key(key::MetaFunctionMangled).str(f.mangled);
+    out.key(key::ArgFile).str(f.file);
+    out.key(key::ArgLine).u64(f.line).ch('}');
+  }
+  out.ch(']');
 }
 
 /// A speed bump, nested in its function's span (category `delay`).
@@ -273,6 +313,7 @@ bool traceFinish(char *path, unsigned pathSize) {
   if (gRt.flags.cpuTime)
     out.key(key::MetaCpuTime).raw("true");
   gpuWriteTraceMetadata(out);
+  writeFunctionTable();
   out.raw("}}\n");
   out.flush();
   bool written = !out.failed();
@@ -296,6 +337,7 @@ void traceAfterFork() {
   traceFd = -1;
   openFailed = false;
   firstEvent = true;
+  std::memset(spannedFunctions, 0, sizeof spannedFunctions);
 }
 
 } // namespace perfrt

@@ -9,8 +9,10 @@ Usage (lit substitution %tracecheck):
 
 trace    Validates a Chrome trace written by libperfrt.so (JSON object form
          with traceEvents and metadata; every complete event has name, cat,
-         pid, tid, ts, dur >= 0, args.file and args.line (a `delay` event:
-         args.function and args.requested_ns); the spans of each
+         pid, tid, ts, dur >= 0, and a location: a cpu_op's function in
+         metadata.functions with its file and line (or, in older traces,
+         args.file and args.line); a `delay` event: args.function and
+         args.requested_ns; the spans of each
          thread nest properly; every thread with spans has a thread_name and
          every process a process_name event), then prints a deterministic view:
 
@@ -181,6 +183,19 @@ def check_trace(doc):
             raise Problem("metadata.%s is %r, expected a non-negative integer"
                           % (key, meta[key]))
 
+    # Where each function is: metadata's table, one entry per function.
+    located = set()
+    table = meta.get(T.MetaFunctions, [])
+    if not isinstance(table, list):
+        raise Problem("metadata.%s is not a list" % T.MetaFunctions)
+    for n, f in enumerate(table):
+        if (not isinstance(f, dict) or not isinstance(f.get(T.Name), str) or
+                not isinstance(f.get(T.ArgFile), str) or
+                not is_int(f.get(T.ArgLine)) or f[T.ArgLine] < 0):
+            raise Problem("metadata.%s[%d] has no name, file and line"
+                          % (T.MetaFunctions, n))
+        located.add(f[T.Name])
+
     spans = {}         # (pid, tid) -> [Span]
     thread_names = {}  # (pid, tid) -> name
     process_names = {}
@@ -216,7 +231,7 @@ def check_trace(doc):
                 raise Problem("%s has no numeric %s" % (describe(e, i), key))
         if e[T.Dur] < 0:
             raise Problem("%s has a negative dur %s" % (describe(e, i), e[T.Dur]))
-        args = e.get(T.Args)
+        args = e.get(T.Args, {} if e[T.Category] == T.CategoryCpuOp else None)
         if not isinstance(args, dict):
             raise Problem("%s has no args" % describe(e, i))
         if e[T.Category] in API_CATEGORIES + GPU_CATEGORIES:
@@ -238,10 +253,14 @@ def check_trace(doc):
             spans.setdefault((e[T.Pid], e[T.Tid]), []).append(
                 Span(T.DelayEventName, start, start + number(e[T.Dur]), i, []))
             continue
-        if not isinstance(args.get(T.ArgFile), str):
-            raise Problem("%s has no args.file" % describe(e, i))
-        if not is_int(args.get(T.ArgLine)) or args[T.ArgLine] < 0:
-            raise Problem("%s has no args.line" % describe(e, i))
+        if T.ArgFile in args or T.ArgLine in args:
+            if not isinstance(args.get(T.ArgFile), str):
+                raise Problem("%s has no args.file" % describe(e, i))
+            if not is_int(args.get(T.ArgLine)) or args[T.ArgLine] < 0:
+                raise Problem("%s has no args.line" % describe(e, i))
+        elif e[T.Name] not in located:
+            raise Problem("%s has no location: its function is not in "
+                          "metadata.%s" % (describe(e, i), T.MetaFunctions))
         flags = []
         for f in FLAGS:
             if f in args:

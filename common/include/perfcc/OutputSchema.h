@@ -45,7 +45,9 @@ constexpr char ArgName[] = "name";
 constexpr char CategoryCpuOp[] = "cpu_op"; // an instrumented function's call
 constexpr char CategoryDelay[] = "delay";  // a speed bump, inside its call
 constexpr char DelayEventName[] = "delay";
-// Span arguments.
+// Span arguments. A call's source file and line are its function's, so
+// they are written once, in metadata's function table (MetaFunctions), not
+// in each call; perfctl still reads them from a span's args (older traces).
 constexpr char ArgFile[] = "file";
 constexpr char ArgLine[] = "line";
 constexpr char ArgFunction[] = "function"; // the delayed function
@@ -67,6 +69,10 @@ constexpr char MetaDepthOverflows[] = "depth_overflows";
 constexpr char MetaUnmatchedExits[] = "unmatched_exits";
 constexpr char MetaAbandonedFrames[] = "abandoned_frames";
 constexpr char MetaCpuTime[] = "cpu_time"; // spans carry tdur
+// Every function that has a span in the trace, once: [{name, mangled, file,
+// line}] (ArgFile, ArgLine for the location).
+constexpr char MetaFunctions[] = "functions";
+constexpr char MetaFunctionMangled[] = "mangled";
 // A trace perfctl recovered from a spill (perfctl trace recover): metadata
 // and summary `recovered`, and an instant event where the record stops.
 constexpr char PhaseInstant[] = "i";

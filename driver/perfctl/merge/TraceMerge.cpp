@@ -186,9 +186,24 @@ json mergedMetadata(const std::vector<Survey> &surveys,
   if (recovered)
     meta[key::MetaRecovered] = {
         {key::RecoveredCut, cuts.empty() ? json(nullptr) : json(cuts)}};
+  // One function table for all: each function once, in the order the
+  // traces list them (a reader takes a name's first location).
+  json functions = json::array();
+  std::set<std::string> listed;
+  for (const Survey &s : surveys) {
+    auto table = s.metadata.find(key::MetaFunctions);
+    if (table == s.metadata.end() || !table->is_array())
+      continue;
+    for (const json &f : *table)
+      if (listed.insert(f.dump()).second)
+        functions.push_back(f);
+  }
+  if (!functions.empty())
+    meta[key::MetaFunctions] = std::move(functions);
   json each = json::array();
   for (const Survey &s : surveys) {
     json m = s.metadata;
+    m.erase(key::MetaFunctions);
     m[key::MergedFile] = s.file;
     each.push_back(std::move(m));
   }

@@ -148,7 +148,7 @@ public:
       : out_(out), index_(index), clock_(clock) {
     fmt::print(out_, "{{\"{}\":[\n", key::Events);
     for (const auto &[id, f] : index.functions)
-      names_[id] = Names{quoted(f.name), quoted(f.file), f.line};
+      names_[id] = Names{quoted(f.name), false};
   }
 
   /// Writes \p r of thread \p tid, with \p cpu its CPU time record when
@@ -193,6 +193,8 @@ public:
               : "");
       return true;
     }
+    // As the runtime writes them: arguments only where the call has some of
+    // its own; its file and line are in metadata's function table.
     std::string flags;
     if (r.flags & spill::FlagUnwind)
       flags += fmt::format(",\"{}\":true", key::ArgUnwind);
@@ -200,9 +202,10 @@ public:
       flags += fmt::format(",\"{}\":true", key::ArgAbandoned);
     if (r.flags & spill::FlagUnfinished)
       flags += fmt::format(",\"{}\":true", key::ArgUnfinished);
+    names->second.spanned = true;
     fmt::print(out_,
                "{{\"{}\":\"{}\",\"{}\":\"{}\",\"{}\":{},\"{}\":{},\"{}\":{},"
-               "\"{}\":{},\"{}\":{}{},\"{}\":{{\"{}\":{},\"{}\":{}{}}}}}",
+               "\"{}\":{},\"{}\":{}{}{}}}",
                key::Phase, key::PhaseComplete, key::Category,
                key::CategoryCpuOp, key::Name, names->second.name, key::Pid,
                index_.pid, key::Tid, tid, key::Ts, nsToMicros(start), key::Dur,
@@ -210,8 +213,9 @@ public:
                cpu ? fmt::format(",\"{}\":{}", key::ThreadDur,
                                  nsToMicros(std::min(cpu->start, dur)))
                    : "",
-               key::Args, key::ArgFile, names->second.file, key::ArgLine,
-               names->second.line, flags);
+               flags.empty() ? ""
+                             : fmt::format(",\"{}\":{{{}}}", key::Args,
+                                           std::string_view(flags).substr(1)));
     return true;
   }
 
@@ -239,6 +243,17 @@ public:
     meta[key::MetaRecovered] = recovered;
     if (cpuTime_)
       meta[key::MetaCpuTime] = true;
+    ordered functions = ordered::array();
+    for (const auto &[id, names] : names_) {
+      if (!names.spanned)
+        continue;
+      const SpillFunction &f = index_.functions.at(id);
+      functions.push_back({{key::Name, f.name},
+                           {key::MetaFunctionMangled, f.mangled},
+                           {key::ArgFile, f.file},
+                           {key::ArgLine, f.line}});
+    }
+    meta[key::MetaFunctions] = std::move(functions);
     fmt::print(
         out_, "\n],\"{}\":\"ns\",\"{}\":{}}}\n", key::DisplayTimeUnit,
         key::Metadata,
@@ -247,8 +262,8 @@ public:
 
 private:
   struct Names {
-    std::string name, file;
-    std::uint32_t line = 0;
+    std::string name;     ///< quoted, as events spell it
+    bool spanned = false; ///< in metadata's function table
   };
   void begin() {
     if (!first_)

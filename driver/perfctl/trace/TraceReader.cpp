@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <unordered_map>
 
 namespace perfcc::perfctl {
 
@@ -472,6 +473,39 @@ void readMetadata(const json &meta, TraceMetadata &out) {
   out.gpu = g;
 }
 
+/// Gives each call without a file and line of its own (every call the
+/// runtime writes: a call's location is its function's) its function's from
+/// metadata's table; where overloads share a name, the first one listed, as
+/// the exports keep one location per name.
+void locateCalls(const json &meta, TraceModel &model) {
+  auto table = meta.find(key::MetaFunctions);
+  if (table == meta.end() || !table->is_array())
+    return;
+  struct Location {
+    NameId file;
+    std::int64_t line;
+  };
+  std::unordered_map<NameId, Location> byName;
+  for (const json &f : *table) {
+    if (!f.is_object())
+      continue;
+    const std::string *name = stringField(f, key::Name);
+    const std::string *file = stringField(f, key::ArgFile);
+    if (!name || !file)
+      continue;
+    byName.try_emplace(model.intern(*name),
+                       Location{model.intern(*file), intOr(f, key::ArgLine, 0)});
+  }
+  for (CpuOp &op : model.cpuOps) {
+    if (op.file != NoName)
+      continue;
+    if (auto it = byName.find(op.name); it != byName.end()) {
+      op.file = it->second.file;
+      op.line = it->second.line;
+    }
+  }
+}
+
 /// Builds the document token by token like nlohmann's own DOM parser, with
 /// two differences: an event's ts and dur become integer nanoseconds from
 /// their text (microsToNs), and each event, once complete, is handed to the
@@ -681,8 +715,10 @@ std::optional<TraceModel> parseTrace(std::string_view text,
     return std::nullopt;
   if (rest.is_object()) {
     auto meta = rest.find(key::Metadata);
-    if (meta != rest.end() && meta->is_object())
+    if (meta != rest.end() && meta->is_object()) {
       readMetadata(*meta, model.metadata);
+      locateCalls(*meta, model);
+    }
   }
   model.canonicalize();
   return model;

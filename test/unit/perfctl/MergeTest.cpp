@@ -144,6 +144,47 @@ TEST(TraceMerge, EachProcessKeepsItsGpuTrackAndItsJoins) {
             std::string::npos);
 }
 
+TEST(TraceMerge, OneFunctionTableForAllLocatesEveryCall) {
+  // Calls carry no location of their own (as the runtime writes them); each
+  // trace's metadata.functions says where its functions are. The merge lists
+  // each function once, and every call of both processes finds its place.
+  auto withTable = [](std::int64_t pid, const char *only) {
+    json doc = json::parse(processTrace(pid, pid * 10));
+    for (json &e : doc[key::Events])
+      e.erase(key::Args);
+    json shared = {{key::Name, "launch"},
+                   {key::MetaFunctionMangled, "_Z6launchv"},
+                   {key::ArgFile, "/src/app.cpp"},
+                   {key::ArgLine, 3}};
+    json own = {{key::Name, only},
+                {key::MetaFunctionMangled, std::string("_Z") + only},
+                {key::ArgFile, "/src/own.cpp"},
+                {key::ArgLine, pid}};
+    doc[key::Metadata][key::MetaFunctions] = {shared, own};
+    return doc.dump();
+  };
+  std::string error;
+  std::string text =
+      merged({withTable(100, "first_only"), withTable(200, "second_only")},
+             error);
+  ASSERT_FALSE(text.empty()) << error;
+  json meta = json::parse(text)[key::Metadata];
+  std::vector<std::string> listed;
+  for (const json &f : meta[key::MetaFunctions])
+    listed.push_back(f[key::Name].get<std::string>());
+  EXPECT_EQ(listed, (std::vector<std::string>{"launch", "first_only",
+                                              "second_only"}));
+  for (const json &m : meta[key::MetaMerged])
+    EXPECT_FALSE(m.contains(key::MetaFunctions)); // not twice
+  std::optional<TraceModel> model = parseTrace(text, error);
+  ASSERT_TRUE(model) << error;
+  ASSERT_EQ(model->cpuOps.size(), 2u);
+  for (const CpuOp &op : model->cpuOps) {
+    EXPECT_EQ(model->name(op.file), "/src/app.cpp");
+    EXPECT_EQ(op.line, 3);
+  }
+}
+
 TEST(TraceMerge, RefusesWhatCannotShareATimeline) {
   std::string error;
   EXPECT_EQ(merged({processTrace(100, 0), processTrace(100, 10)}, error), "");

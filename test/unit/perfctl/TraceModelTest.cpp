@@ -336,3 +336,41 @@ TEST(TraceModelTest, TheModelDoesNotDependOnEventOrder) {
   for (NameId i = 1; i < m.nameCount(); ++i)
     EXPECT_LT(m.name(i - 1), m.name(i));
 }
+
+TEST(TraceModelTest, CallsTakeTheirLocationFromTheFunctionTable) {
+  // As the runtime writes them: no args on the calls, each function's file
+  // and line once in metadata.functions. Two overloads share a name: the
+  // first listed is the name's location. A call's own args.file and
+  // args.line (an older trace) win over the table.
+  TraceBuilder b;
+  b.processName(TraceBuilder::HostPid, "app")
+      .cpuOp("ns::plain", 7, 1000, 2000)
+      .cpuOp("ns::overloaded", 7, 3000, 4000)
+      .cpuOp("ns::old", 7, 5000, 6000)
+      .cpuOp("ns::unlisted", 7, 7000, 8000);
+  for (json &e : b.events)
+    if (e[k::Name] != "ns::old")
+      e.erase(k::Args);
+  b.metadata[k::MetaFunctions] = {
+      {{k::Name, "ns::plain"},
+       {k::MetaFunctionMangled, "_ZN2ns5plainEv"},
+       {k::ArgFile, "/src/plain.cpp"},
+       {k::ArgLine, 11}},
+      {{k::Name, "ns::overloaded"},
+       {k::MetaFunctionMangled, "_ZN2ns10overloadedEi"},
+       {k::ArgFile, "/src/over.cpp"},
+       {k::ArgLine, 21}},
+      {{k::Name, "ns::overloaded"},
+       {k::MetaFunctionMangled, "_ZN2ns10overloadedEd"},
+       {k::ArgFile, "/src/over.cpp"},
+       {k::ArgLine, 25}},
+      {{k::Name, "ns::old"},
+       {k::MetaFunctionMangled, "_ZN2ns3oldEv"},
+       {k::ArgFile, "/src/elsewhere.cpp"},
+       {k::ArgLine, 99}}};
+  TraceModel m = parsedTrace(b.text());
+  EXPECT_EQ(describe(m), "op ns::plain 4242/7 1000-2000 /src/plain.cpp:11\n"
+                         "op ns::overloaded 4242/7 3000-4000 /src/over.cpp:21\n"
+                         "op ns::old 4242/7 5000-6000 app.cpp:7\n"
+                         "op ns::unlisted 4242/7 7000-8000 :0\n");
+}
