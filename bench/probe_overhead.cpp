@@ -7,6 +7,7 @@
 #include <benchmark/benchmark.h>
 
 #include <ctime>
+#include <mutex>
 #include <x86intrin.h>
 
 namespace bench {
@@ -33,6 +34,32 @@ static void BM_InstrumentedCall(benchmark::State &state) {
     bench::instrumented(&sink);
 }
 BENCHMARK(BM_InstrumentedCall);
+
+// The same calls, each followed by an uncontended mutex lock and unlock, as
+// real code does between calls: a locked instruction waits for every store
+// the probes left in flight (non-temporal span stores once cost 450 ns more
+// a call here; docs/benchmarks.md, "Probes beside locks"). Google
+// Benchmark's own threads make the process multi-threaded, so glibc's
+// mutex is the atomic one.
+static std::mutex besideMutex;
+
+static void BM_PlainCallBesideMutex(benchmark::State &state) {
+  int sink = 0;
+  for (auto _ : state) {
+    bench::plain(&sink);
+    std::lock_guard<std::mutex> hold(besideMutex);
+  }
+}
+BENCHMARK(BM_PlainCallBesideMutex);
+
+static void BM_InstrumentedCallBesideMutex(benchmark::State &state) {
+  int sink = 0;
+  for (auto _ : state) {
+    bench::instrumented(&sink);
+    std::lock_guard<std::mutex> hold(besideMutex);
+  }
+}
+BENCHMARK(BM_InstrumentedCallBesideMutex);
 
 // The floor of an enter/exit pair: two timestamps.
 static void BM_TwoRdtsc(benchmark::State &state) {

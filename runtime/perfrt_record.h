@@ -17,29 +17,35 @@
 #include "perfrt_spans.h"
 #include "perfrt_thread.h"
 
-#include <immintrin.h>
 
 namespace perfrt {
 
 /// Stores \p r in chunk \p c, which has room (the caller checked). Also the
 /// trace-mode exit probe's fast path.
+///
+/// Ordinary stores, with the line a few spans ahead prefetched for writing.
+/// A recycled chunk's lines were last read by the writer thread on another
+/// core, so a plain store must take each line back first; the prefetch does
+/// that off the critical path. Non-temporal stores (used before) skipped the
+/// read and looked 15 ns a span cheaper in a loop of empty calls, but every
+/// locked instruction of the program (a mutex, an atomic) then waited for
+/// the half-written write-combining line to reach memory: on LevelDB's
+/// readrandom and a loop taking a mutex per call, each probed call cost
+/// about 450 ns more (docs/benchmarks.md, "Probes beside locks").
+constexpr unsigned PrefetchAheadBytes = 256; // 8 spans, 4 lines
 __attribute__((always_inline)) inline void storeSpan(SpanChunk *c,
                                                      const SpanRecord &r) {
-  // Non-temporal stores: the writer thread reads a chunk on another core, so
-  // a recycled chunk's lines live in that core's cache, and ordinary stores
-  // would pull each line back first (measured: +15 ns a span). Streaming
-  // stores skip the read. spansAppendSlow fences before a chunk changes
-  // hands.
-  static_assert(sizeof(SpanRecord) == 4 * sizeof(long long), "4 words");
-  auto *dst = reinterpret_cast<long long *>(&c->records[c->count]);
-  _mm_stream_si64(dst + 0, (long long)r.start);
-  _mm_stream_si64(dst + 1, (long long)r.end);
-  _mm_stream_si64(dst + 2, (long long)r.exclusive);
-  _mm_stream_si64(dst + 3, (long long)(uint64_t(r.flags) << 32 | r.fn));
+  SpanRecord *dst = &c->records[c->count];
+  // PREFETCHW (every x86-64 CPU since 2014; a NOP on older ones). Past the
+  // chunk's end it reads nothing: prefetches never fault.
+  __asm__ volatile("prefetchw %0"
+                   :
+                   : "m"(*(reinterpret_cast<const char *>(dst) +
+                           PrefetchAheadBytes)));
+  *dst = r;
   __atomic_store_n(&c->count, c->count + 1, __ATOMIC_RELEASE);
 }
 
-/// True when the thread's current chunk can take one more span.
 __attribute__((always_inline)) inline bool chunkHasRoom(const SpanChunk *c) {
   return c && c->count != ChunkRecords;
 }

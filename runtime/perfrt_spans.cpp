@@ -13,7 +13,6 @@ PERFRT_NOINSTR_BEGIN
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <immintrin.h>
 #include <pthread.h>
 #include <sys/mman.h>
 
@@ -159,9 +158,7 @@ void spansAppendSlow(ThreadState *t, const SpanRecord &r) {
     dropSpan(t, r);
     return;
   }
-  // The records were written with streaming stores (appendSpan): make them
-  // visible before the chunk changes hands.
-  _mm_sfence();
+  // The pool's lock publishes the chunk's records to the writer.
   pthread_mutex_lock(&poolLock);
   if (t->chunk) {
     pushQueue(t->chunk);
@@ -223,7 +220,6 @@ void spansAppendPair(ThreadState *t, const SpanRecord &span,
 }
 
 void spansPublish(SpanChunk *c) {
-  _mm_sfence(); // the records were written with streaming stores
   uint32_t n = c->count;
   size_t compact = ChunkHeader + n * sizeof(SpanRecord);
   pthread_mutex_lock(&poolLock);

@@ -82,6 +82,21 @@ TEST(OverheadBudget, OnlyTheWorstThreadsFunctionsGo) {
   EXPECT_NEAR(d.overheadAfter, 0.03, 1e-9);
 }
 
+TEST(OverheadBudget, AFunctionThatCannotMoveTheBudgetStays) {
+  // rare's calls are the shortest, but its 20 calls cost 0.8 us of probes
+  // in a 100 ms run: leaving it out could not bring the run under any
+  // budget, so only hot goes.
+  json s = summaryOf(100'000'000, {function("hot", 1'000'000, 40),
+                                   function("rare", 20, 5),
+                                   function("main", 1, 100'000'000)});
+  BudgetDecision d = decideBudget(s, 40, 0.05);
+  EXPECT_TRUE(excluded(d, "hot"));
+  EXPECT_FALSE(excluded(d, "rare"));
+  EXPECT_FALSE(excluded(d, "main"));
+  // A budget so tight that rare's 0.8 us is no longer negligible takes it.
+  EXPECT_TRUE(excluded(decideBudget(s, 40, 1e-6), "rare"));
+}
+
 TEST(OverheadBudget, ASummaryWithoutWhatItNeedsIsAnError) {
   EXPECT_THROW(decideBudget(json::array(), 40, 0.05), std::runtime_error);
   EXPECT_THROW(decideBudget(json{{"functions", json::array()}}, 40, 0.05),
