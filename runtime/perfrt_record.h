@@ -17,7 +17,6 @@
 #include "perfrt_spans.h"
 #include "perfrt_thread.h"
 
-
 namespace perfrt {
 
 /// Stores \p r in chunk \p c, which has room (the caller checked). Also the
@@ -38,14 +37,15 @@ __attribute__((always_inline)) inline void storeSpan(SpanChunk *c,
   SpanRecord *dst = &c->records[c->count];
   // PREFETCHW (every x86-64 CPU since 2014; a NOP on older ones). Past the
   // chunk's end it reads nothing: prefetches never fault.
-  __asm__ volatile("prefetchw %0"
-                   :
-                   : "m"(*(reinterpret_cast<const char *>(dst) +
-                           PrefetchAheadBytes)));
+  __asm__ volatile(
+      "prefetchw %0"
+      :
+      : "m"(*(reinterpret_cast<const char *>(dst) + PrefetchAheadBytes)));
   *dst = r;
   __atomic_store_n(&c->count, c->count + 1, __ATOMIC_RELEASE);
 }
 
+/// True when the thread's current chunk can take one more span.
 __attribute__((always_inline)) inline bool chunkHasRoom(const SpanChunk *c) {
   return c && c->count != ChunkRecords;
 }

@@ -47,9 +47,7 @@ uint64_t spannedFunctions[MaxFunctions / 64 + 1];
 void markSpanned(uint32_t fn) {
   spannedFunctions[fn / 64] |= uint64_t(1) << (fn % 64);
 }
-bool spanned(uint32_t fn) {
-  return spannedFunctions[fn / 64] >> (fn % 64) & 1;
-}
+bool spanned(uint32_t fn) { return spannedFunctions[fn / 64] >> (fn % 64) & 1; }
 
 /// Charges a function span to its thread's aggregates (the writer's table);
 /// true for a function span, false for a delay or counter record.

@@ -493,8 +493,9 @@ void locateCalls(const json &meta, TraceModel &model) {
     const std::string *file = stringField(f, key::ArgFile);
     if (!name || !file)
       continue;
-    byName.try_emplace(model.intern(*name),
-                       Location{model.intern(*file), intOr(f, key::ArgLine, 0)});
+    byName.try_emplace(
+        model.intern(*name),
+        Location{model.intern(*file), intOr(f, key::ArgLine, 0)});
   }
   for (CpuOp &op : model.cpuOps) {
     if (op.file != NoName)

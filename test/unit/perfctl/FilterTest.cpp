@@ -86,9 +86,9 @@ TEST(OverheadBudget, AFunctionThatCannotMoveTheBudgetStays) {
   // rare's calls are the shortest, but its 20 calls cost 0.8 us of probes
   // in a 100 ms run: leaving it out could not bring the run under any
   // budget, so only hot goes.
-  json s = summaryOf(100'000'000, {function("hot", 1'000'000, 40),
-                                   function("rare", 20, 5),
-                                   function("main", 1, 100'000'000)});
+  json s = summaryOf(100'000'000,
+                     {function("hot", 1'000'000, 40), function("rare", 20, 5),
+                      function("main", 1, 100'000'000)});
   BudgetDecision d = decideBudget(s, 40, 0.05);
   EXPECT_TRUE(excluded(d, "hot"));
   EXPECT_FALSE(excluded(d, "rare"));

@@ -164,16 +164,15 @@ TEST(TraceMerge, OneFunctionTableForAllLocatesEveryCall) {
     return doc.dump();
   };
   std::string error;
-  std::string text =
-      merged({withTable(100, "first_only"), withTable(200, "second_only")},
-             error);
+  std::string text = merged(
+      {withTable(100, "first_only"), withTable(200, "second_only")}, error);
   ASSERT_FALSE(text.empty()) << error;
   json meta = json::parse(text)[key::Metadata];
   std::vector<std::string> listed;
   for (const json &f : meta[key::MetaFunctions])
     listed.push_back(f[key::Name].get<std::string>());
-  EXPECT_EQ(listed, (std::vector<std::string>{"launch", "first_only",
-                                              "second_only"}));
+  EXPECT_EQ(listed,
+            (std::vector<std::string>{"launch", "first_only", "second_only"}));
   for (const json &m : meta[key::MetaMerged])
     EXPECT_FALSE(m.contains(key::MetaFunctions)); // not twice
   std::optional<TraceModel> model = parseTrace(text, error);
