@@ -3,16 +3,16 @@
 // perfctl filter's decision, as Score-P users know it from scorep-score:
 // from a run's summary and what a probe pair costs on this machine, which
 // functions to leave uninstrumented so that the probes cost at most a given
-// share of the run. A thread's probe time is its calls times the pair's
-// cost; the run's overhead is the worst thread's probe time as a share of
-// the run's duration (the slowest thread sets the run's length; 5% of the
-// run is a slowdown of 5.3%). Once functions that took most of the run are
-// left out the run is shorter and what stays is a larger share of it: run
-// again with the new targets and filter that run to refine. While the share
-// is over the budget, the
-// worst thread's most costly function to probe, the one whose calls are
-// shortest (a probe's cost is the largest share of its time), is left out.
-// Tiny hot functions go first; a function called a few times never has to.
+// share of the run they will be in. A thread's probe time is its calls
+// times the pair's cost; the worst thread's sets the run's length. The
+// program's own time is the measured run less the worst thread's probe time
+// (at least a tenth of the run); the share is the kept probe time over the
+// program's own time plus it (5% of the run is a slowdown of 5.3%). While
+// the share is over the budget, the worst thread's most costly function to
+// probe, the one whose calls are shortest (a probe's cost is the largest
+// share of its time), is left out: tiny hot functions go first. A function
+// whose probes cost under a thousandth of the budget stays: leaving it out
+// could not move the budget.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PERFCC_DRIVER_PERFCTL_FILTER_OVERHEADBUDGET_H
@@ -36,8 +36,10 @@ struct BudgetFunction {
 };
 
 struct BudgetDecision {
-  std::vector<BudgetFunction> functions;        ///< the summary's order
-  double overheadBefore = 0, overheadAfter = 0; ///< fractions: 0.05 is 5%
+  std::vector<BudgetFunction> functions; ///< the summary's order
+  /// The probes' share of the run as measured, and of the run with only
+  /// the kept probes; fractions: 0.05 is 5%.
+  double overheadBefore = 0, overheadAfter = 0;
   std::uint64_t callsBefore = 0, callsAfter = 0;
   std::size_t excludedCount() const;
 };

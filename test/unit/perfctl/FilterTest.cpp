@@ -60,7 +60,9 @@ TEST(OverheadBudget, TheTinyHotFunctionGoesTheRestStays) {
   EXPECT_TRUE(excluded(d, "tiny"));
   EXPECT_FALSE(excluded(d, "medium"));
   EXPECT_FALSE(excluded(d, "main"));
-  EXPECT_NEAR(d.overheadAfter, 10'001 * 40.0 / 100e6, 1e-9);
+  // Of the run the kept probes will be in: the program's own 19.6 ms (100
+  // ms less tiny's and medium's 80.4 ms of probes) and theirs.
+  EXPECT_NEAR(d.overheadAfter, 400'040.0 / (19'599'960 + 400'040), 1e-9);
   EXPECT_EQ(d.callsAfter, 10'001u);
   EXPECT_NEAR(d.functions[2].probeShare, 2e6 / 2'010'001.0, 1e-9);
   // A tighter budget takes medium too; main, one call, never needs to go.
@@ -79,7 +81,36 @@ TEST(OverheadBudget, OnlyTheWorstThreadsFunctionsGo) {
   BudgetDecision d = decideBudget(s, 40, 0.05);
   EXPECT_TRUE(excluded(d, "busy"));
   EXPECT_FALSE(excluded(d, "rare"));
-  EXPECT_NEAR(d.overheadAfter, 0.03, 1e-9);
+  EXPECT_NEAR(d.overheadAfter, 3e6 / (70e6 + 3e6), 1e-9);
+}
+
+TEST(OverheadBudget, TheBudgetIsOfTheRunTheProbesWillBeIn) {
+  // Probes take 52 ms of a 100 ms run, so the program's own time is 48 ms.
+  // Without hot, mid's 2 ms of probes are 4% of the 50 ms run they will be
+  // in (2% of the measured run): within 5%, over 3%.
+  json s = summaryOf(100'000'000, {function("hot", 1'250'000, 45),
+                                   function("mid", 50'000, 1'000),
+                                   function("main", 1, 100'000'000)});
+  BudgetDecision d = decideBudget(s, 40, 0.05);
+  EXPECT_NEAR(d.overheadBefore, 0.52, 1e-6);
+  EXPECT_TRUE(excluded(d, "hot"));
+  EXPECT_FALSE(excluded(d, "mid"));
+  EXPECT_NEAR(d.overheadAfter, 2.00004e6 / 50e6, 1e-9); // own 47.99996 ms
+  EXPECT_TRUE(excluded(decideBudget(s, 40, 0.03), "mid"));
+}
+
+TEST(OverheadBudget, AProbeCostAboveTheProgramsOwnLeavesItATenthOfTheRun) {
+  // 3M calls at 40 ns would be 120 ms of a 100 ms run: the cost is above
+  // what a pair cost this program. Its own time is taken as 10 ms, not
+  // nothing, so medium's 0.4 ms (4% of 10.4 ms) stays.
+  json s = summaryOf(100'000'000, {function("main", 1, 100'000'000),
+                                   function("medium", 10'000, 2'000),
+                                   function("tiny", 3'000'000, 5)});
+  BudgetDecision d = decideBudget(s, 40, 0.05);
+  EXPECT_TRUE(excluded(d, "tiny"));
+  EXPECT_FALSE(excluded(d, "medium"));
+  EXPECT_FALSE(excluded(d, "main"));
+  EXPECT_NEAR(d.overheadAfter, 400'040.0 / (10e6 + 400'040), 1e-9);
 }
 
 TEST(OverheadBudget, AFunctionThatCannotMoveTheBudgetStays) {
