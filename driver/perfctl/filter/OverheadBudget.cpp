@@ -34,7 +34,7 @@ std::uint64_t countAt(const json &object, const char *name, const char *where) {
 /// measured run instead, as before, promised a budget the program did not
 /// get: once most probes are left out the run is shorter, and what is kept
 /// is a larger share of it (LevelDB's readrandom: "4.5%" of the measured run
-/// was 11% of the filtered one). Where the probe cost given or measured is a
+/// was 6-9% of the filtered one). Where the probe cost given or measured is a
 /// little above the program's own, its time would come out as little or
 /// nothing, and every function would look over budget: it is taken as at
 /// least a tenth of the measured run.
