@@ -1,6 +1,7 @@
 // engine/engine_config.cpp - defaults and validation of EngineConfig.
 #include "engine/engine_config.h"
 
+#include "engine/cpu/gemv_tuning.h"
 #include "engine/error.h"
 #include "engine/io/model_config.h"
 
@@ -52,6 +53,7 @@ void validate(EngineConfig &c, const ModelConfig &model) {
   if (c.num_threads < 0)
     throw Error("engine: num_threads must be 0 (all CPUs) or positive, got " +
                 std::to_string(c.num_threads));
+  check_gemv_kernels_setting(c.kernels, "engine: kernels");
   if (c.num_threads == 0)
     c.num_threads = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
   c.max_model_len =

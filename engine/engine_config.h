@@ -44,6 +44,16 @@ struct EngineConfig {
   /// Worker threads for the CPU backend, the caller included; 0 = one per
   /// online CPU.
   int num_threads = 0;
+  /// CPU: the kernel of one-row (decode) products with bf16 weights. "auto"
+  /// takes each weight shape's plan from the wisdom file, measuring (within
+  /// 0.3 s) and saving those it lacks; "measure" measures all again;
+  /// "default" measures nothing; a plan's name forces it for every shape
+  /// (engine/cpu/gemv_kernels.h). Ignored on the GPU.
+  std::string kernels = "auto";
+  /// CPU: the wisdom file of measured plans; empty: the default,
+  /// $XDG_CACHE_HOME/perfcc/engine-kernels.json or
+  /// ~/.cache/perfcc/engine-kernels.json; "none": no file.
+  std::string kernel_wisdom;
   /// Seed of the per-request random streams (requests without their own).
   uint64_t seed = 0;
   /// The backend: "cpu", or "cuda" in a build with the CUDA toolkit.

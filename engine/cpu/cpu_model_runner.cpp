@@ -3,6 +3,7 @@
 #include "engine/cpu/cpu_model_runner.h"
 
 #include "engine/cpu/cpu_features.h"
+#include "engine/cpu/gemv_wisdom.h"
 #include "engine/error.h"
 #include "engine/forward_batch.h"
 #include "engine/sampler.h"
@@ -47,6 +48,12 @@ CpuModelRunner::CpuModelRunner(const EngineConfig &c, const ModelConfig &m,
     : pool_(c.num_threads), weights_(bind_qwen3_weights(m, checkpoint)) {
   active_isa(); // a bad ENGINE_CPU_ISA is reported now, not at the first step
   model_ = std::make_unique<Qwen3CpuModel>(m, weights_, c.max_model_len);
+  GemvTuning tuning;
+  tuning.kernels = c.kernels;
+  tuning.wisdom_path = c.kernel_wisdom == "none" ? ""
+                       : c.kernel_wisdom.empty() ? default_gemv_wisdom_path()
+                                                 : c.kernel_wisdom;
+  gemv_choices_ = model_->choose_gemv_plans(pool_, tuning);
   const DType kv_dtype = kv_dtype_for(weights_);
   kv_ = std::make_unique<KvCache>(
       m.num_hidden_layers, kv_blocks_for(c, m, kv_dtype), c.kvcache_block_size,

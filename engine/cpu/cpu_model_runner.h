@@ -21,12 +21,16 @@ public:
   int num_kv_blocks() const override { return kv_->num_blocks(); }
   std::string describe() const override;
 
+  /// The m = 1 plan of each bf16 weight shape, and why (gemv_tuning.h).
+  const std::vector<GemvChoice> &gemv_choices() const { return gemv_choices_; }
+
 private:
   ThreadPool pool_;
   Qwen3Weights weights_;
   std::unique_ptr<Qwen3CpuModel> model_;
   std::unique_ptr<KvCache> kv_;
   std::vector<float> logits_;
+  std::vector<GemvChoice> gemv_choices_;
 };
 
 } // namespace engine

@@ -3,6 +3,7 @@
 #include "engine/cpu/matmul.h"
 
 #include "engine/cpu/cpu_features.h"
+#include "engine/cpu/gemv_kernels.h"
 #include "engine/cpu/matmul_kernels.h"
 #include "engine/cpu/scratch_buffer.h"
 #include "engine/error.h"
@@ -147,6 +148,14 @@ void matmul(ThreadPool &pool, const float *x, int64_t m, const WeightMatrix &w,
   job.y = y;
 
   const Isa isa = active_isa();
+  // The plan measured fastest for this shape (a level capped since then
+  // falls back to the built-in kernel).
+  if (m == 1 && w.dtype == DType::BF16 && w.gemv &&
+      w.gemv->kernel->isa <= isa) {
+    run_gemv(pool, *w.gemv,
+             {x, static_cast<const uint16_t *>(w.data), w.rows, w.cols, y});
+    return;
+  }
   if (w.dtype == DType::BF16 && isa >= Isa::Avx512Bf16) {
     bool amx = isa == Isa::Amx && m >= amx_min_batch.load() && w.cols >= 32 &&
                w.rows >= 16;

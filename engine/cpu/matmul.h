@@ -16,17 +16,23 @@
 
 namespace engine {
 
+struct GemvPlan;
+
 /// A row-major [rows, cols] weight matrix (row stride == cols elements).
 struct WeightMatrix {
   DType dtype = DType::BF16;
   int64_t rows = 0; ///< outputs
   int64_t cols = 0; ///< inputs
   const void *data = nullptr;
+  /// bf16 only: the plan one activation row (m = 1) runs with, chosen by
+  /// measurement (gemv_tuning.h); null for the level's built-in kernel.
+  const GemvPlan *gemv = nullptr;
 };
 
 /// y[m][w.rows] = x[m][w.cols] · wᵀ, accumulated in fp32. Work is split
 /// across the pool's threads by output rows, so each weight is read once per
-/// call. x and y must not overlap. For bf16 weights at the avx512bf16 and amx
+/// call; one row against bf16 weights runs w.gemv's plan when it has one.
+/// x and y must not overlap. For bf16 weights at the avx512bf16 and amx
 /// levels x is rounded to bf16 first (relative error about 1e-2 on long dot
 /// products); the other paths keep x in fp32. f32 weights with m ≥ 64 go to
 /// OpenBLAS, which the first such call sets to one thread per caller (the

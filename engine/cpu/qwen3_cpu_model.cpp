@@ -53,6 +53,22 @@ Qwen3CpuModel::Qwen3CpuModel(const ModelConfig &config, const Qwen3Weights &w,
   }
 }
 
+std::vector<GemvChoice>
+Qwen3CpuModel::choose_gemv_plans(ThreadPool &pool, const GemvTuning &tuning) {
+  std::vector<WeightMatrix *> all;
+  for (Layer &l : layers_)
+    for (WeightMatrix *w : {&l.q, &l.k, &l.v, &l.o, &l.gate, &l.up, &l.down})
+      all.push_back(w);
+  all.push_back(&lm_head_);
+  std::vector<GemvChoice> choices = engine::choose_gemv_plans(
+      pool, std::vector<const WeightMatrix *>(all.begin(), all.end()), tuning);
+  for (WeightMatrix *w : all)
+    for (const GemvChoice &c : choices)
+      if (w->dtype == DType::BF16 && w->rows == c.rows && w->cols == c.cols)
+        w->gemv = c.plan;
+  return choices;
+}
+
 void Qwen3CpuModel::forward(ThreadPool &pool, const ForwardBatch &batch,
                             KvCache &kv, float *logits) {
   const int64_t n = batch.num_tokens();

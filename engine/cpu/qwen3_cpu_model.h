@@ -7,6 +7,7 @@
 // vectors are converted to fp32 copies.
 #pragma once
 
+#include "engine/cpu/gemv_tuning.h"
 #include "engine/cpu/kv_cache.h"
 #include "engine/cpu/matmul.h"
 #include "engine/cpu/ops.h"
@@ -31,6 +32,11 @@ public:
                float *logits);
 
   const ModelConfig &config() const { return config_; }
+
+  /// Chooses the m = 1 plan of every bf16 projection and the head
+  /// (gemv_tuning.h) and keeps it with each matrix. Call before forward().
+  std::vector<GemvChoice> choose_gemv_plans(ThreadPool &pool,
+                                            const GemvTuning &tuning);
 
 private:
   struct Layer {

@@ -17,6 +17,7 @@
 // Usage: engine-bench MODEL_DIR [--num-seqs 256 --min-input 100 ...] [--json]
 //        engine-bench MODEL_DIR --pp 512 --tg 128 [--repetitions 3]
 //        engine-bench MODEL_DIR --parallel 16 --pp 128 --tg 128
+#include "engine/cpu/cpu_model_runner.h"
 #include "engine/cpu/machine_ceilings.h"
 #include "engine/error.h"
 #include "engine/llm_engine.h"
@@ -176,6 +177,44 @@ int main(int argc, char **argv) {
       machine = measure_machine_ceilings(pool, active_isa());
     }
 
+    char buf[1024], jbuf[1024];
+    // The one-row kernel of each bf16 weight shape (the CPU only), in the
+    // header and the JSON.
+    std::string kernels_json = "null";
+    if (auto *cpu = dynamic_cast<const CpuModelRunner *>(&llm.runner())) {
+      kernels_json = "[";
+      for (const GemvChoice &c : cpu->gemv_choices()) {
+        const std::string plan = c.plan ? c.plan->name : "none";
+        std::snprintf(
+            jbuf, sizeof jbuf,
+            "%s{\"rows\": %lld, \"cols\": %lld, \"matrices\": "
+            "%lld, \"plan\": \"%s\", \"how\": \"%s\", "
+            "\"gb_s\": %.3f, \"default_gb_s\": %.3f, \"seconds\": %.4f}",
+            kernels_json.size() > 1 ? ", " : "", (long long)c.rows,
+            (long long)c.cols, (long long)c.matrices, plan.c_str(),
+            c.how.c_str(), c.gb_s, c.default_gb_s, c.seconds);
+        kernels_json += jbuf;
+        if (json)
+          continue;
+        std::string rates;
+        if (c.gb_s > 0) {
+          std::snprintf(
+              buf, sizeof buf, ", %.1f GB/s against the default's %.1f%s",
+              c.gb_s, c.default_gb_s,
+              c.seconds > 0
+                  ? (" (" + std::to_string(int(c.seconds * 1e3 + 0.5)) + " ms)")
+                        .c_str()
+                  : "");
+          rates = buf;
+        }
+        std::printf("kernel %lldx%lld (%lld %s): %s, %s%s\n", (long long)c.rows,
+                    (long long)c.cols, (long long)c.matrices,
+                    c.matrices == 1 ? "matrix" : "matrices", plan.c_str(),
+                    c.how.c_str(), rates.c_str());
+      }
+      kernels_json += "]";
+    }
+
     std::string results;
     auto add = [&](const std::string &name, const std::string &j,
                    const std::string &text) {
@@ -183,8 +222,6 @@ int main(int argc, char **argv) {
       if (!json)
         std::printf("%s\n", text.c_str());
     };
-    char buf[1024], jbuf[1024];
-
     if (pp || tg) {
       const int n = std::max(parallel, 1);
       if (pp) {
@@ -305,9 +342,10 @@ int main(int argc, char **argv) {
       machine_text = buf;
     }
     if (json)
-      std::printf("{\"backend\": \"%s\",\n  \"roofline\": %s,\n  %s}\n",
+      std::printf("{\"backend\": \"%s\",\n  \"roofline\": %s,\n  "
+                  "\"kernels\": %s,\n  %s}\n",
                   llm.runner().describe().c_str(), machine_json.c_str(),
-                  results.c_str());
+                  kernels_json.c_str(), results.c_str());
     else
       std::printf("%s%s\n", machine_text.c_str(),
                   llm.runner().describe().c_str());

@@ -32,6 +32,13 @@ inline void add_engine_options(CLI::App &app, EngineConfig &c) {
                  "GPUs to shard over (1: neither backend shards yet)");
   app.add_option("--device", c.device,
                  "backend: cpu, or cuda in a build with the CUDA toolkit");
+  app.add_option("--kernels", c.kernels,
+                 "cpu: decode's bf16 kernel: auto (measured once per "
+                 "machine, kept in the wisdom file), measure, default, or a "
+                 "plan's name");
+  app.add_option("--kernel-wisdom", c.kernel_wisdom,
+                 "cpu: the file of measured kernels (default "
+                 "~/.cache/perfcc/engine-kernels.json; none: no file)");
   app.add_option("--engine-seed", c.seed, "seed of requests without their own");
 }
 

@@ -8,6 +8,7 @@
 // does) and a bf16 KV cache (as Hugging Face keeps KV in the model's dtype),
 // so those models get twice the drift the reference measured for exactly
 // that rounding.
+#include "engine/cpu/gemv_kernels.h"
 #include "engine/cpu/kv_cache.h"
 #include "engine/cpu/qwen3_cpu_model.h"
 #include "engine/cpu/thread_pool.h"
@@ -120,6 +121,40 @@ TEST_P(GoldenModel, GreedyContinuationsMatchTheReference) {
     EXPECT_EQ(outs[p].token_ids,
               golden["greedy"][p].get<std::vector<int32_t>>())
         << "prompt " << p;
+}
+
+// Decode's one-row products go through the plan chosen for each weight shape
+// (engine/cpu/gemv_tuning.h): every plan this CPU can run, forced, must give
+// the reference's continuations.
+TEST_P(GoldenModel, GreedyContinuationsMatchWithEveryGemvPlanForced) {
+  if (dir().find("bf16") == std::string::npos)
+    GTEST_SKIP() << "gemv plans are for bf16 weights";
+  json golden = read_golden(dir());
+  std::vector<Prompt> prompts;
+  for (auto &p : golden["prompts"])
+    prompts.push_back(p.get<std::vector<int32_t>>());
+  SamplingParams greedy;
+  greedy.temperature = 0;
+  greedy.max_tokens = 12;
+  const std::vector<const GemvPlan *> plans = runnable_gemv_plans();
+  if (plans.empty())
+    GTEST_SKIP() << "no gemv plans at this instruction-set level";
+  for (const GemvPlan *plan : plans) {
+    EngineConfig c = default_engine_config();
+    c.kvcache_block_size = 4;
+    c.max_model_len = 64;
+    c.max_num_batched_tokens = 256;
+    c.num_kvcache_blocks = 64;
+    c.num_threads = 2;
+    c.kernels = plan->name;
+    c.kernel_wisdom = "none";
+    LLM llm(dir(), c);
+    auto outs = llm.generate(prompts, {greedy});
+    for (size_t p = 0; p < prompts.size(); ++p)
+      EXPECT_EQ(outs[p].token_ids,
+                golden["greedy"][p].get<std::vector<int32_t>>())
+          << "prompt " << p << " with " << plan->name;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, GoldenModel,
