@@ -1,5 +1,6 @@
 // engine/cpu/avx2_math.h - the AVX2 helpers the avx2 kernels share (internal
-// to engine/cpu): eight bf16 widened to fp32, and the sum of eight floats.
+// to engine/cpu): eight bf16 widened to fp32, the sum of eight floats, and
+// the sums of eight vectors at once.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +21,36 @@ __attribute__((target("avx2"))) inline float hsum(__m256 v) {
   s = _mm_add_ps(s, _mm_movehl_ps(s, s));
   s = _mm_add_ss(s, _mm_movehdup_ps(s));
   return _mm_cvtss_f32(s);
+}
+
+/// The sums of v[0..7], lane i holding v[i]'s: three rounds of pairwise adds
+/// across the vectors (six vhaddps, two lane swaps, one add) instead of eight
+/// separate reductions, each a chain of four dependent adds.
+__attribute__((target("avx2"))) inline __m256 hsum8(const __m256 *v) {
+  const __m256 a = _mm256_hadd_ps(v[0], v[1]), b = _mm256_hadd_ps(v[2], v[3]),
+               c = _mm256_hadd_ps(v[4], v[5]), d = _mm256_hadd_ps(v[6], v[7]);
+  const __m256 ab = _mm256_hadd_ps(a, b), cd = _mm256_hadd_ps(c, d);
+  // ab: v0..v3's sums of lanes 0-3, then of lanes 4-7; cd: v4..v7's.
+  return _mm256_add_ps(_mm256_permute2f128_ps(ab, cd, 0x20),
+                       _mm256_permute2f128_ps(ab, cd, 0x31));
+}
+
+/// Lane j (0-7) of v, from registers: a constant j after unrolling is one
+/// shuffle, where a store and a 4-byte reload of part of it would wait for
+/// store-to-load forwarding.
+__attribute__((target("avx2"))) inline float lane(__m256 v, int j) {
+  const __m128 half =
+      j < 4 ? _mm256_castps256_ps128(v) : _mm256_extractf128_ps(v, 1);
+  switch (j % 4) {
+  case 0:
+    return _mm_cvtss_f32(half);
+  case 1:
+    return _mm_cvtss_f32(_mm_movehdup_ps(half));
+  case 2:
+    return _mm_cvtss_f32(_mm_movehl_ps(half, half));
+  default:
+    return _mm_cvtss_f32(_mm_shuffle_ps(half, half, 3));
+  }
 }
 
 } // namespace engine::cpu_detail

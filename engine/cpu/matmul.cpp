@@ -4,6 +4,7 @@
 
 #include "engine/cpu/cpu_features.h"
 #include "engine/cpu/gemv_kernels.h"
+#include "engine/cpu/gemv_tuning.h"
 #include "engine/cpu/matmul_kernels.h"
 #include "engine/cpu/scratch_buffer.h"
 #include "engine/error.h"
@@ -170,15 +171,18 @@ void matmul(ThreadPool &pool, const float *x, int64_t m, const WeightMatrix &w,
       return;
     }
   }
-  // At m = 1 the avx2 kernel's bf16 path streams faster than the avx512
-  // one (an Intel Xeon with AVX-512, capped to each level, 2 threads: tg128
-  // at 16.2 against 11.4 tok/s), so AVX-512 CPUs without BF16 take it.
-  const bool bf16_gemv = m == 1 && w.dtype == DType::BF16 && isa >= Isa::Avx2;
+  // One row against bf16 weights without a measured plan: the level's
+  // default gemv plan (gemv_tuning.h; at the avx512 level the avx2 form,
+  // which streams faster there).
+  if (m == 1 && w.dtype == DType::BF16 && isa >= Isa::Avx2) {
+    run_gemv(pool, *default_gemv_plan(),
+             {x, static_cast<const uint16_t *>(w.data), w.rows, w.cols, y});
+    return;
+  }
   void (*kernel)(const MatmulJob &, int64_t, int64_t) =
-      bf16_gemv            ? cpu_detail::matmul_rows_avx2
-      : isa >= Isa::Avx512 ? cpu_detail::matmul_rows_avx512
-      : isa == Isa::Avx2   ? cpu_detail::matmul_rows_avx2
-                           : cpu_detail::matmul_rows_scalar;
+      isa >= Isa::Avx512 ? cpu_detail::matmul_rows_avx512
+      : isa == Isa::Avx2 ? cpu_detail::matmul_rows_avx2
+                         : cpu_detail::matmul_rows_scalar;
   pool.run([&](int t, int n) {
     Range r = split_range(job.rows, t, n, 16);
     if (r.size() > 0)

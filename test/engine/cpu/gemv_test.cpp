@@ -222,7 +222,7 @@ TEST_F(GemvTuningTest, ACorruptWisdomFileIsMeasuredAgainAndReplaced) {
             c[0].plan->name);
 }
 
-TEST_F(GemvTuningTest, AWisdomEntryNamingAnUnknownPlanIsMeasuredAgain) {
+TEST_F(GemvTuningTest, AWisdomEntryNamingAnUnknownPlanIsNotUsed) {
   GemvWisdom w(wisdom_, gemv_machine_key(1));
   w.put("256x512", {"no-such-plan", 1, 1});
   ASSERT_TRUE(w.save());
