@@ -18,6 +18,7 @@ packages=(
   golang-github-google-pprof-dev          # pprof's profile.proto, the schema they are written in
   golang-go                               # go tool pprof reads them back in the tests
   libopenblas-dev libxxhash-dev libutf8proc-dev  # the engine: GEMM, prefix hashes, NFC
+  python3-numpy                           # bench/engine/compare_llamacpp.sh writes the GGUF with gguf-py
 )
 # Tools that may come from outside Debian's packages (a NodeSource or nvm
 # node brings its own npm, which Debian's npm package would conflict with):
