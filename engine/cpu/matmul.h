@@ -35,15 +35,18 @@ struct WeightMatrix {
 /// x and y must not overlap. For bf16 weights at the avx512bf16 and amx
 /// levels x is rounded to bf16 first (relative error about 1e-2 on long dot
 /// products); the other paths keep x in fp32. f32 weights with m ≥ 64 go to
-/// OpenBLAS, which the first such call sets to one thread per caller (the
-/// pool provides the parallelism). Throws engine::Error when m < 0,
-/// w.rows or w.cols < 1, or a pointer is null while m > 0.
+/// OpenBLAS, and so do bf16 and f16 weights below the avx512bf16 level,
+/// widened to fp32 a block of rows at a time; the first such call sets
+/// OpenBLAS to one thread per caller (the pool provides the parallelism).
+/// Throws engine::Error when m < 0, w.rows or w.cols < 1, or a pointer is null
+/// while m > 0.
 void matmul(ThreadPool &pool, const float *x, int64_t m, const WeightMatrix &w,
             float *y);
 
-/// How f32 weights are multiplied: OpenBLAS sgemm (default for m ≥ 64) or the
-/// engine's own SIMD kernels (default below). OpenBLAS picks its own
-/// instruction set, whatever the cap. For benchmarks and tests.
+/// How f32 weights, and 16-bit weights below the avx512bf16 level, are
+/// multiplied: OpenBLAS sgemm (default for m ≥ 64) or the engine's own SIMD
+/// kernels (default below). OpenBLAS picks its own instruction set, whatever
+/// the cap. For benchmarks and tests.
 enum class F32Matmul { Auto, OpenBlas, Own };
 void set_f32_matmul(F32Matmul mode);
 
