@@ -13,8 +13,7 @@
 // straddles every other time).
 #include "engine/cpu/avx2_math.h"
 #include "engine/cpu/gemv_kernels.h"
-#include "engine/cpu/gemv_prefetch.h"
-#include "engine/dtype.h"
+#include "engine/cpu/gemv_rows.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -36,30 +35,11 @@ int64_t head_columns(const GemvJob &job, bool align, int bytes) {
   return std::min<int64_t>(job.cols, (bytes - misalign) % bytes / 2);
 }
 
-// x from column `head` on, per 16 columns: the 8 even-numbered values, then
-// the 8 odd ones.
-const float *split_even_odd(const GemvJob &job, int64_t head) {
-  thread_local std::vector<float> split;
-  const float *x = job.x + head;
-  const int64_t groups = (job.cols - head) / 16;
-  split.resize(size_t(groups * 16));
-  for (int64_t g = 0; g < groups; ++g)
-    for (int j = 0; j < 8; ++j) {
-      split[size_t(16 * g + j)] = x[16 * g + 2 * j];
-      split[size_t(16 * g + 8 + j)] = x[16 * g + 2 * j + 1];
-    }
-  return split.data();
-}
-
 // The columns the vector loop leaves: [0, head) and [from, cols).
 float ends(const GemvJob &job, const uint16_t *row, int64_t head,
            int64_t from) {
-  float s = 0;
-  for (int64_t t = 0; t < head; ++t)
-    s += job.x[t] * bf16_to_f32(row[t]);
-  for (int64_t t = from; t < job.cols; ++t)
-    s += job.x[t] * bf16_to_f32(row[t]);
-  return s;
+  return scalar_columns(job, row, 0, head) +
+         scalar_columns(job, row, from, job.cols);
 }
 
 // R rows, U groups of 16 columns a step (2·U accumulators a row: with one
@@ -106,13 +86,11 @@ ENGINE_AVX2 void shift_block(const GemvJob &job, const float *xs, int64_t head,
 template <int R, int U, int D, bool Align>
 ENGINE_AVX2 void shift_rows(const GemvJob &job, int64_t r0, int64_t r1) {
   const int64_t head = head_columns(job, Align, 32);
-  const float *xs = split_even_odd(job, head);
-  int64_t r = r0;
-  for (; r + R <= r1; r += R)
-    shift_block<R, U>(job, xs, head, r,
-                      block_ahead(job.w, job.cols, r, r1, R, D));
-  for (; r < r1; ++r)
-    shift_block<1, U>(job, xs, head, r, nullptr);
+  const float *xs = split_even_odd<16>(job, head);
+  for_each_row_block<R, D>(
+      job, r0, r1, [&](auto rows, int64_t r, const char *ahead) ENGINE_AVX2 {
+        shift_block<decltype(rows)::value, U>(job, xs, head, r, ahead);
+      });
 }
 
 template <int R, int U>
@@ -151,11 +129,10 @@ ENGINE_AVX2 void widen_block(const GemvJob &job, int64_t head, int64_t r,
 template <int R, int U, int D, bool Align>
 ENGINE_AVX2 void widen_rows(const GemvJob &job, int64_t r0, int64_t r1) {
   const int64_t head = head_columns(job, Align, 16);
-  int64_t r = r0;
-  for (; r + R <= r1; r += R)
-    widen_block<R, U>(job, head, r, block_ahead(job.w, job.cols, r, r1, R, D));
-  for (; r < r1; ++r)
-    widen_block<1, U>(job, head, r, nullptr);
+  for_each_row_block<R, D>(
+      job, r0, r1, [&](auto rows, int64_t r, const char *ahead) ENGINE_AVX2 {
+        widen_block<decltype(rows)::value, U>(job, head, r, ahead);
+      });
 }
 
 } // namespace

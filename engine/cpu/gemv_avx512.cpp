@@ -8,8 +8,7 @@
 // avx2 forms (gemv_avx2.cpp): R rows at once, one step a loop iteration
 // (u1), the block D blocks ahead prefetched (D = 0: none).
 #include "engine/cpu/gemv_kernels.h"
-#include "engine/cpu/gemv_prefetch.h"
-#include "engine/dtype.h"
+#include "engine/cpu/gemv_rows.h"
 
 #include <immintrin.h>
 #include <vector>
@@ -22,26 +21,6 @@
 
 namespace engine::cpu_detail {
 namespace {
-
-float tail(const GemvJob &job, const uint16_t *row, int64_t from) {
-  float s = 0;
-  for (int64_t t = from; t < job.cols; ++t)
-    s += job.x[t] * bf16_to_f32(row[t]);
-  return s;
-}
-
-// x per 32 columns: the 16 even-numbered values, then the 16 odd ones.
-const float *split_even_odd(const GemvJob &job) {
-  thread_local std::vector<float> split;
-  const int64_t groups = job.cols / 32;
-  split.resize(size_t(groups * 32));
-  for (int64_t g = 0; g < groups; ++g)
-    for (int j = 0; j < 16; ++j) {
-      split[size_t(32 * g + j)] = job.x[32 * g + 2 * j];
-      split[size_t(32 * g + 16 + j)] = job.x[32 * g + 2 * j + 1];
-    }
-  return split.data();
-}
 
 template <int R>
 ENGINE_AVX512 void shift_block(const GemvJob &job, const float *xs, int64_t r,
@@ -66,17 +45,16 @@ ENGINE_AVX512 void shift_block(const GemvJob &job, const float *xs, int64_t r,
   }
   for (int a = 0; a < R; ++a)
     job.y[r + a] = _mm512_reduce_add_ps(_mm512_add_ps(even[a], odd[a])) +
-                   tail(job, w + a * cols, groups * 32);
+                   scalar_columns(job, w + a * cols, groups * 32, cols);
 }
 
 template <int R, int D>
 ENGINE_AVX512 void shift_rows(const GemvJob &job, int64_t r0, int64_t r1) {
-  const float *xs = split_even_odd(job);
-  int64_t r = r0;
-  for (; r + R <= r1; r += R)
-    shift_block<R>(job, xs, r, block_ahead(job.w, job.cols, r, r1, R, D));
-  for (; r < r1; ++r)
-    shift_block<1>(job, xs, r, nullptr);
+  const float *xs = split_even_odd<32>(job, 0);
+  for_each_row_block<R, D>(
+      job, r0, r1, [&](auto rows, int64_t r, const char *ahead) ENGINE_AVX512 {
+        shift_block<decltype(rows)::value>(job, xs, r, ahead);
+      });
 }
 
 // x rounded to bf16 (nearest even), zero-padded to a multiple of 32.
@@ -131,11 +109,11 @@ ENGINE_AVX512BF16 void dp512_block(const GemvJob &job, const uint16_t *xb,
 template <int R, int D>
 ENGINE_AVX512BF16 void dp512_rows(const GemvJob &job, int64_t r0, int64_t r1) {
   const uint16_t *xb = round_x(job);
-  int64_t r = r0;
-  for (; r + R <= r1; r += R)
-    dp512_block<R>(job, xb, r, block_ahead(job.w, job.cols, r, r1, R, D));
-  for (; r < r1; ++r)
-    dp512_block<1>(job, xb, r, nullptr);
+  for_each_row_block<R, D>(
+      job, r0, r1,
+      [&](auto rows, int64_t r, const char *ahead) ENGINE_AVX512BF16 {
+        dp512_block<decltype(rows)::value>(job, xb, r, ahead);
+      });
 }
 
 ENGINE_AVX512BF16 inline float hsum256(__m256 v) {
@@ -181,11 +159,11 @@ ENGINE_AVX512BF16 void dp256_block(const GemvJob &job, const uint16_t *xb,
 template <int R, int D>
 ENGINE_AVX512BF16 void dp256_rows(const GemvJob &job, int64_t r0, int64_t r1) {
   const uint16_t *xb = round_x(job);
-  int64_t r = r0;
-  for (; r + R <= r1; r += R)
-    dp256_block<R>(job, xb, r, block_ahead(job.w, job.cols, r, r1, R, D));
-  for (; r < r1; ++r)
-    dp256_block<1>(job, xb, r, nullptr);
+  for_each_row_block<R, D>(
+      job, r0, r1,
+      [&](auto rows, int64_t r, const char *ahead) ENGINE_AVX512BF16 {
+        dp256_block<decltype(rows)::value>(job, xb, r, ahead);
+      });
 }
 
 } // namespace

@@ -314,20 +314,21 @@ choose_gemv_plans(ThreadPool &pool,
     c.plan = fallback;
     c.how = "default";
     const std::string key = gemv_shape_key(c.rows, c.cols);
+    const std::optional<GemvWisdomEntry> kept =
+        wisdom && !measure_all ? wisdom->find(key) : std::nullopt;
     if (!fallback) {
       c.how = "default (no gemv kernels at this level)";
     } else if (forced) {
       c.plan = forced;
       c.how = "forced";
     } else if (options.kernels == "default") {
-    } else if (auto e =
-                   wisdom && !measure_all ? wisdom->find(key) : std::nullopt;
-               e && find_gemv_plan(e->plan) &&
-               find_gemv_plan(e->plan)->kernel->isa <= active_isa()) {
-      c.plan = find_gemv_plan(e->plan);
+    } else if (const GemvPlan *known =
+                   kept ? find_gemv_plan(kept->plan) : nullptr;
+               known && known->kernel->isa <= active_isa()) {
+      c.plan = known; // a plan this build has and this level runs
       c.how = "wisdom";
-      c.gb_s = e->gb_s;
-      c.default_gb_s = e->default_gb_s;
+      c.gb_s = kept->gb_s;
+      c.default_gb_s = kept->default_gb_s;
     } else if (fits_in_cache && !measure_all) {
       c.how = "default (model fits in cache)";
     } else {

@@ -177,13 +177,20 @@ void matmul(ThreadPool &pool, const float *x, int64_t m, const WeightMatrix &w,
   job.y = y;
 
   const Isa isa = active_isa();
-  // The plan measured fastest for this shape (a level capped since then
-  // falls back to the built-in kernel).
-  if (m == 1 && w.dtype == DType::BF16 && w.gemv &&
-      w.gemv->kernel->isa <= isa) {
-    run_gemv(pool, *w.gemv,
-             {x, static_cast<const uint16_t *>(w.data), w.rows, w.cols, y});
-    return;
+  // One row against bf16 weights: the plan measured fastest for this shape
+  // (gemv_tuning.h), else the level's default plan. A level capped since the
+  // measurement falls back to the default; the avx512bf16 and amx levels'
+  // default is run_bf16 below, which rounds x to bf16 once for all threads.
+  if (m == 1 && w.dtype == DType::BF16) {
+    const GemvPlan *plan = w.gemv && w.gemv->kernel->isa <= isa ? w.gemv
+                           : isa >= Isa::Avx2 && isa < Isa::Avx512Bf16
+                               ? default_gemv_plan()
+                               : nullptr;
+    if (plan) {
+      run_gemv(pool, *plan,
+               {x, static_cast<const uint16_t *>(w.data), w.rows, w.cols, y});
+      return;
+    }
   }
   if (w.dtype == DType::BF16 && isa >= Isa::Avx512Bf16) {
     bool amx = isa == Isa::Amx && m >= amx_min_batch.load() && w.cols >= 32 &&
@@ -203,14 +210,6 @@ void matmul(ThreadPool &pool, const float *x, int64_t m, const WeightMatrix &w,
       run_openblas_widened(pool, job);
       return;
     }
-  }
-  // One row against bf16 weights without a measured plan: the level's
-  // default gemv plan (gemv_tuning.h; at the avx512 level the avx2 form,
-  // which streams faster there).
-  if (m == 1 && w.dtype == DType::BF16 && isa >= Isa::Avx2) {
-    run_gemv(pool, *default_gemv_plan(),
-             {x, static_cast<const uint16_t *>(w.data), w.rows, w.cols, y});
-    return;
   }
   void (*kernel)(const MatmulJob &, int64_t, int64_t) =
       isa >= Isa::Avx512 ? cpu_detail::matmul_rows_avx512

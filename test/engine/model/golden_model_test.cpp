@@ -75,6 +75,17 @@ double tolerance_for(const std::string &dir, const json &golden) {
   return 1e-4;
 }
 
+/// An engine sized for the fixtures: small blocks, short sequences.
+EngineConfig small_engine_config() {
+  EngineConfig c = default_engine_config();
+  c.kvcache_block_size = 4;
+  c.max_model_len = 64;
+  c.max_num_batched_tokens = 256;
+  c.num_kvcache_blocks = 64;
+  c.num_threads = 2;
+  return c;
+}
+
 class GoldenModel : public testing::TestWithParam<std::string> {
 protected:
   std::string dir() const { return std::string(GOLDEN_DIR) + "/" + GetParam(); }
@@ -100,12 +111,7 @@ TEST_P(GoldenModel, LogitsAtEveryPromptPositionMatchTheReference) {
 
 TEST_P(GoldenModel, GreedyContinuationsMatchTheReference) {
   json golden = read_golden(dir());
-  EngineConfig c = default_engine_config();
-  c.kvcache_block_size = 4;
-  c.max_model_len = 64;
-  c.max_num_batched_tokens = 256;
-  c.num_kvcache_blocks = 64;
-  c.num_threads = 2;
+  EngineConfig c = small_engine_config();
   // scripts/gpu-check.sh runs this on the CUDA backend too.
   if (const char *device = std::getenv("ENGINE_TEST_DEVICE"))
     c.device = device;
@@ -140,12 +146,7 @@ TEST_P(GoldenModel, GreedyContinuationsMatchWithEveryGemvPlanForced) {
   if (plans.empty())
     GTEST_SKIP() << "no gemv plans at this instruction-set level";
   for (const GemvPlan *plan : plans) {
-    EngineConfig c = default_engine_config();
-    c.kvcache_block_size = 4;
-    c.max_model_len = 64;
-    c.max_num_batched_tokens = 256;
-    c.num_kvcache_blocks = 64;
-    c.num_threads = 2;
+    EngineConfig c = small_engine_config();
     c.kernels = plan->name;
     c.kernel_wisdom = "none";
     LLM llm(dir(), c);
