@@ -47,7 +47,11 @@ std::string family_model_stepping() {
          std::to_string(model) + " stepping " + std::to_string(a & 0xf);
 }
 
-nlohmann::json read_json(const std::string &path, bool *ok) {
+// The file's JSON; a missing file is an empty object. One that cannot be
+// read or parsed is too, with *ok false and, when `report`, one line on
+// stderr (the constructor reports; save(), reading it again to keep the other
+// machines' entries, does not say it twice).
+nlohmann::json read_json(const std::string &path, bool *ok, bool report) {
   *ok = true;
   std::ifstream in(path);
   if (!in)
@@ -60,10 +64,11 @@ nlohmann::json read_json(const std::string &path, bool *ok) {
                                std::string(kFormat) + "')");
     return j;
   } catch (const std::exception &e) {
-    std::fprintf(stderr,
-                 "engine: kernel wisdom %s: %s; measuring again (the file is "
-                 "replaced)\n",
-                 path.c_str(), e.what());
+    if (report)
+      std::fprintf(stderr,
+                   "engine: kernel wisdom %s: %s; measuring again (the file is "
+                   "replaced)\n",
+                   path.c_str(), e.what());
     *ok = false;
     return nlohmann::json::object();
   }
@@ -93,7 +98,7 @@ std::string default_gemv_wisdom_path() {
 GemvWisdom::GemvWisdom(std::string path, std::string machine)
     : path_(std::move(path)), machine_(std::move(machine)) {
   bool ok = true;
-  const nlohmann::json j = read_json(path_, &ok);
+  const nlohmann::json j = read_json(path_, &ok, true);
   if (!ok || !j.contains("machines") || !j["machines"].contains(machine_))
     return;
   const nlohmann::json &shapes = j["machines"][machine_];
@@ -124,7 +129,7 @@ bool GemvWisdom::save() const {
   if (path_.empty())
     return false;
   bool ok = true;
-  nlohmann::json j = read_json(path_, &ok);
+  nlohmann::json j = read_json(path_, &ok, false);
   if (!ok || !j.is_object() || !j.contains("machines"))
     j = {{"format", kFormat}, {"machines", nlohmann::json::object()}};
   nlohmann::json shapes = nlohmann::json::object();
