@@ -45,6 +45,16 @@ __attribute__((always_inline)) inline void storeSpan(SpanChunk *c,
   __atomic_store_n(&c->count, c->count + 1, __ATOMIC_RELEASE);
 }
 
+/// Stores a span and its SpanCpu record, published together: a reader of
+/// the live chunk (the writer's checkpoint) never sees one without the
+/// other. The caller checked there is room for both.
+inline void storeSpanPair(SpanChunk *c, const SpanRecord &span,
+                          const SpanRecord &cpu) {
+  c->records[c->count] = span;
+  c->records[c->count + 1] = cpu;
+  __atomic_store_n(&c->count, c->count + 2, __ATOMIC_RELEASE);
+}
+
 /// True when the thread's current chunk can take one more span.
 __attribute__((always_inline)) inline bool chunkHasRoom(const SpanChunk *c) {
   return c && c->count != ChunkRecords;

@@ -43,6 +43,10 @@ pthread_t writer;
 // makes the probes drop spans.
 constexpr long WriterPollNs = 50'000'000;
 
+// How often the writer looks for live chunks whose calls have aged past
+// CheckpointAgeNs: a quarter of it, so none waits much longer than that.
+constexpr uint64_t CheckpointScanNs = CheckpointAgeNs / 4;
+
 SpanChunk *popQueue() {
   SpanChunk *c = queueHead;
   if (c) {
@@ -93,15 +97,42 @@ void startWriterLocked() {
     writerRunning = pthread_create(&writer, nullptr, writerMain, nullptr) == 0;
 }
 
+/// The ticks CheckpointAgeNs spans, from the start-up pair and now (not
+/// clockCalibrate's figure: the end of the run may be computing it).
+uint64_t checkpointAgeTicks() {
+  if (!gClock.useTsc)
+    return CheckpointAgeNs;
+  uint64_t ns = monotonicNs() - gClock.mono0, ticks = nowTicks() - gClock.tsc0;
+  return ns ? uint64_t(double(CheckpointAgeNs) * double(ticks) / double(ns))
+            : CheckpointAgeNs;
+}
+
+void writeChunk(SpanChunk *c) {
+  if (gRt.trace)
+    traceSpillChunk(c);
+  else
+    traceChargeChunk(c); // summary mode: aggregates only
+}
+
 void *writerMain(void *) {
   pthread_setname_np(pthread_self(), "perfcc-writer");
+  uint64_t lastScan = monotonicNs();
   pthread_mutex_lock(&poolLock);
   for (;;) {
+    // Trace mode: the calls in live chunks that have waited long enough go
+    // to disk too, so kill -9 loses at most about CheckpointAgeNs of them.
+    if (gRt.trace && !writerStop &&
+        monotonicNs() - lastScan >= CheckpointScanNs) {
+      pthread_mutex_unlock(&poolLock);
+      spansCheckpoint(nowTicks(), checkpointAgeTicks(), traceSpillChunk);
+      lastScan = monotonicNs();
+      pthread_mutex_lock(&poolLock);
+    }
     // Polls rather than being signalled for every chunk: a signal per chunk
     // is a futex wake-up, a syscall in the probing thread (measured: 2 ns a
     // span with 64 KiB chunks). Probes signal only when the queue grows
     // large (pushQueue).
-    while (!queueHead && !writerStop) {
+    if (!queueHead && !writerStop) {
       timespec until;
       clock_gettime(CLOCK_REALTIME, &until);
       until.tv_nsec += WriterPollNs;
@@ -114,14 +145,14 @@ void *writerMain(void *) {
       writerWaiting = false;
     }
     SpanChunk *c = popQueue();
-    if (!c)
-      break; // stopping and nothing left
+    if (!c) {
+      if (writerStop)
+        break; // stopping and nothing left
+      continue;
+    }
     writerBusy.store(true, std::memory_order_release);
     pthread_mutex_unlock(&poolLock);
-    if (gRt.trace)
-      traceSpillChunk(c);
-    else
-      traceChargeChunk(c); // summary mode: aggregates only
+    writeChunk(c);
     writerBusy.store(false, std::memory_order_release);
     pthread_mutex_lock(&poolLock);
     recycleLocked(c);
@@ -162,7 +193,7 @@ void spansAppendSlow(ThreadState *t, const SpanRecord &r) {
   pthread_mutex_lock(&poolLock);
   if (t->chunk) {
     pushQueue(t->chunk);
-    t->chunk = nullptr;
+    __atomic_store_n(&t->chunk, nullptr, __ATOMIC_RELAXED);
     startWriterLocked();
   }
   SpanChunk *c = freeList;
@@ -179,6 +210,10 @@ void spansAppendSlow(ThreadState *t, const SpanRecord &r) {
       allocatedBytes += ChunkBytes;
     }
   }
+  // Trace mode: the writer also checkpoints live chunks, so it runs from
+  // the first chunk taken, not the first one full.
+  if (c && gRt.trace)
+    startWriterLocked();
   // The cap is reached while chunks wait for a sleeping writer: wake it now
   // (once per drop batch at most), so the memory comes back.
   if (!c && queueHead && writerWaiting) {
@@ -196,15 +231,16 @@ void spansAppendSlow(ThreadState *t, const SpanRecord &r) {
   c->tid = t->tid;
   c->records[0] = r;
   c->count = 1;
-  t->chunk = c;
+  c->spilled = 0;
+  // The writer's checkpoint reads it: the chunk's header first.
+  __atomic_store_n(&t->chunk, c, __ATOMIC_RELEASE);
 }
 
 void spansAppendPair(ThreadState *t, const SpanRecord &span,
                      const SpanRecord &cpu) {
   SpanChunk *c = t->chunk;
   if (c && c->count + 2 <= ChunkRecords) {
-    storeSpan(c, span);
-    storeSpan(c, cpu);
+    storeSpanPair(c, span, cpu);
     return;
   }
   // A new chunk (the current one, with a slot left or none, is handed
@@ -213,6 +249,9 @@ void spansAppendPair(ThreadState *t, const SpanRecord &span,
   // taken, so a new chunk is never the one before.)
   SpanChunk *before = t->chunk;
   spansAppendSlow(t, span);
+  // (spansAppendSlow publishes the new chunk holding the span alone, but a
+  // checkpoint takes records stored CheckpointAgeNs ago at the earliest,
+  // and a span is stored at its end: the pair is never split.)
   if (t->chunk && t->chunk != before && t->chunk->count == 1)
     storeSpan(t->chunk, cpu);
   else
@@ -221,8 +260,16 @@ void spansAppendPair(ThreadState *t, const SpanRecord &span,
 
 void spansPublish(SpanChunk *c) {
   uint32_t n = c->count;
-  size_t compact = ChunkHeader + n * sizeof(SpanRecord);
   pthread_mutex_lock(&poolLock);
+  // A checkpoint may have spilled some of it (under this lock): the copy
+  // holds the rest.
+  uint32_t first = c->spilled;
+  if (first >= n) {
+    recycleLocked(c); // all on disk already
+    pthread_mutex_unlock(&poolLock);
+    return;
+  }
+  size_t compact = ChunkHeader + (n - first) * sizeof(SpanRecord);
   SpanChunk *copy = nullptr;
   // Worth a copy when it frees most of the chunk; never past the cap (then
   // the whole chunk waits for the writer, as a full one does).
@@ -230,7 +277,11 @@ void spansPublish(SpanChunk *c) {
       allocatedBytes + compactBytes + compact <= capBytes)
     copy = static_cast<SpanChunk *>(std::malloc(compact));
   if (copy) {
-    std::memcpy(static_cast<void *>(copy), c, compact);
+    std::memcpy(static_cast<void *>(copy), c, ChunkHeader);
+    std::memcpy(copy->records, c->records + first,
+                (n - first) * sizeof(SpanRecord));
+    copy->count = n - first;
+    copy->spilled = 0;
     copy->bytes = uint32_t(compact);
     compactBytes += compact;
     recycleLocked(c);
@@ -239,6 +290,46 @@ void spansPublish(SpanChunk *c) {
   pushQueue(c);
   startWriterLocked();
   pthread_mutex_unlock(&poolLock);
+}
+
+unsigned spansCheckpoint(uint64_t now, uint64_t ageTicks,
+                         void (*write)(SpanChunk *)) {
+  // One piece at a time: static, since a chunk is too large for the
+  // writer's stack and only the writer thread checkpoints.
+  static SpanChunk piece;
+  unsigned pieces = 0;
+  for (ThreadState *t = allThreads(); t; t = t->next) {
+    if (!__atomic_load_n(&t->chunk, __ATOMIC_RELAXED))
+      continue; // no live chunk: exited, or not recording spans yet
+    // The lock keeps the chunk from being queued, written and recycled
+    // while its records are copied; its owner keeps appending meanwhile,
+    // past the count read here. (A flush from a signal handler keeps the
+    // lock once it has it, so no piece follows it.)
+    pthread_mutex_lock(&poolLock);
+    SpanChunk *c = __atomic_load_n(&t->chunk, __ATOMIC_ACQUIRE);
+    uint32_t n = c ? __atomic_load_n(&c->count, __ATOMIC_ACQUIRE) : 0;
+    uint32_t first = c ? c->spilled : 0;
+    if (!c || n <= first || n > ChunkRecords || c->records[first].end > now ||
+        now - c->records[first].end < ageTicks) {
+      pthread_mutex_unlock(&poolLock);
+      continue;
+    }
+    piece.next = nullptr;
+    piece.owner = c->owner;
+    piece.tid = c->tid;
+    piece.count = n - first;
+    piece.bytes = ChunkBytes;
+    piece.spilled = 0;
+    std::memcpy(piece.records, c->records + first,
+                sizeof(SpanRecord) * (n - first));
+    c->spilled = n;
+    writerBusy.store(true, std::memory_order_release);
+    pthread_mutex_unlock(&poolLock);
+    write(&piece);
+    writerBusy.store(false, std::memory_order_release);
+    ++pieces;
+  }
+  return pieces;
 }
 
 bool spansStopWriter(bool inSignal) {

@@ -42,7 +42,10 @@ struct SpanChunk {
   /// an exiting thread hands over (spansPublish), which holds only `count`
   /// records and is freed, not pooled, once written.
   uint32_t bytes;
-  uint32_t unused;
+  /// Records [0, spilled) are in the spill file already: the writer took
+  /// them from the thread's live chunk (spansCheckpoint). Whoever writes or
+  /// charges the chunk later takes records [spilled, count) only.
+  uint32_t spilled;
   SpanRecord records[ChunkRecords];
 };
 static_assert(sizeof(SpanChunk) <= ChunkBytes, "chunk fits its allocation");
@@ -73,6 +76,21 @@ constexpr uint32_t DropBatch = 1024;
 /// thread until the writer runs, and at 256 KiB a thread, a few hundred
 /// threads ending while the writer waits for a CPU fill PERFCC_BUFFER_MB.
 void spansPublish(SpanChunk *c);
+
+/// How old the oldest unwritten call of a live chunk may grow before the
+/// writer copies the chunk's new records to the spill: a thread making a
+/// few calls a second takes hours to fill a chunk, and until then its calls
+/// are in memory only, lost to `kill -9`. Matches the spill's sync period.
+constexpr uint64_t CheckpointAgeNs = 1'000'000'000;
+
+/// Trace mode, the writer thread: for each thread whose live chunk holds
+/// records not yet spilled, the oldest of them stored (its end) more than
+/// \p ageTicks before \p now, copies those records into a chunk of their own,
+/// marks them spilled, and hands the copy to \p write. Returns how many copies
+/// it made. Only the hot threads' chunks fill before they age, so they give
+/// none.
+unsigned spansCheckpoint(uint64_t now, uint64_t ageTicks,
+                         void (*write)(SpanChunk *));
 
 /// Stops the writer thread (joined unless \p inSignal). False when, in a
 /// signal, the writer could not be stopped safely: then nothing more may be

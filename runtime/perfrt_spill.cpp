@@ -282,6 +282,7 @@ bool readChunkAt(uint64_t at) {
   readBuffer.owner = reinterpret_cast<ThreadState *>(uintptr_t(p.owner));
   readBuffer.tid = p.tid;
   readBuffer.count = p.count;
+  readBuffer.spilled = 0; // what the file holds, all of it to convert
   return true;
 }
 
@@ -314,14 +315,14 @@ bool processAlive(pid_t pid) {
 
 } // namespace
 
-bool spillChunk(const SpanChunk *c, uint32_t n,
+bool spillChunk(const SpanChunk *c, uint32_t first, uint32_t n,
                 void (*evicted)(const SpanChunk *)) {
   if (!open())
     return false;
-  spill::ChunkPayload p{c->tid, n, uint64_t(uintptr_t(c->owner))};
-  iovec parts[2] = {
-      {&p, sizeof p},
-      {const_cast<SpanRecord *>(c->records), size_t(n) * sizeof(SpanRecord)}};
+  spill::ChunkPayload p{c->tid, n - first, uint64_t(uintptr_t(c->owner))};
+  iovec parts[2] = {{&p, sizeof p},
+                    {const_cast<SpanRecord *>(c->records + first),
+                     size_t(n - first) * sizeof(SpanRecord)}};
   uint64_t frameBytes =
       sizeof(spill::FrameHeader) + sizeof p + parts[1].iov_len;
   uint64_t cap = gRt.flags.traceMaxMb << 20;

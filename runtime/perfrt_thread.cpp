@@ -71,7 +71,8 @@ void onThreadExit(void *arg) {
   refreshThreadName(t);
   if (t->chunk) {
     SpanChunk *c = t->chunk;
-    t->chunk = nullptr;
+    __atomic_store_n(&t->chunk, nullptr,
+                     __ATOMIC_RELAXED); // the writer reads it
     spansPublish(c);
   }
   t->dead = 1;

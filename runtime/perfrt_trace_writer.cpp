@@ -210,12 +210,12 @@ void writeNameEvent(const char *what, uint32_t tid, const char *name) {
   out.key(key::Args).ch('{').key(key::ArgName, true).str(name).raw("}}");
 }
 
-/// Charges a chunk's spans to their thread's aggregates; returns how many
-/// were calls (not delays or counters).
+/// Charges a chunk's spans not spilled yet to their thread's aggregates;
+/// returns how many were calls (not delays or counters).
 uint64_t chargeChunk(const SpanChunk *c) {
   uint32_t n = __atomic_load_n(&c->count, __ATOMIC_ACQUIRE);
   uint64_t calls = 0;
-  for (uint32_t i = 0; i < n && i < ChunkRecords; ++i)
+  for (uint32_t i = c->spilled; i < n && i < ChunkRecords; ++i)
     calls += chargeSpan(c->owner, c->records[i]);
   return calls;
 }
@@ -229,9 +229,11 @@ void chargeLost(const SpanChunk *c) { spillLostSpans += chargeChunk(c); }
 void traceSpillChunk(SpanChunk *c) {
   clockSample(); // the writer thread is off the hot path: check the clock
   uint32_t n = __atomic_load_n(&c->count, __ATOMIC_ACQUIRE);
+  if (n <= c->spilled)
+    return; // every record went to disk with a checkpoint
   // A chunk the ring overwrites is on disk only: its spans are charged to
   // the summary as it goes. One the file did not take is charged here.
-  if (!spillChunk(c, n, chargeLost))
+  if (!spillChunk(c, c->spilled, n, chargeLost))
     chargeLost(c);
 }
 
@@ -244,7 +246,8 @@ void traceConvertChunk(SpanChunk *c) {
     return;
   clockCalibrate();
   uint32_t n = __atomic_load_n(&c->count, __ATOMIC_ACQUIRE);
-  for (uint32_t i = 0; i < n; ++i) {
+  // Records before `spilled` were converted with the spill.
+  for (uint32_t i = c->spilled; i < n; ++i) {
     const SpanRecord &r = c->records[i];
     // In trace mode the aggregates are charged here, one writer at a time.
     chargeSpan(c->owner, r);

@@ -19,7 +19,8 @@ namespace perfrt {
 
 struct SpanChunk;
 
-/// Writer thread: appends the chunk to the spill file.
+/// Writer thread: appends the chunk's records not spilled yet to the spill
+/// file.
 void traceSpillChunk(SpanChunk *c);
 
 /// Summary mode's writer thread, and its end of the run: charges the chunk's
@@ -31,8 +32,8 @@ void traceChargeChunk(SpanChunk *c);
 /// (perfrt_spill.h: spillRemove).
 void traceConvertSpill();
 
-/// End of the run: charges the chunk's spans to the aggregates and writes
-/// them as trace events (opening the trace first if needed).
+/// End of the run: charges the chunk's spans not spilled to the aggregates
+/// and writes them as trace events (opening the trace first if needed).
 void traceConvertChunk(SpanChunk *c);
 
 /// Writes thread names and metadata and closes the file. Returns false and

@@ -99,4 +99,77 @@ TEST_F(ChunkPool, QueuedChunksReachTheDrainWhole) {
       ::testing::ExitedWithCode(0), "");
 }
 
+// The writer's checkpoint: a live chunk whose oldest unwritten record has
+// aged gives its new records once, as a chunk of their own; what follows is
+// written after them, never twice.
+std::vector<std::vector<uint64_t>> pieces; // each piece's records' ends
+void collectPiece(SpanChunk *c) {
+  std::vector<uint64_t> ends;
+  for (uint32_t i = c->spilled; i < c->count; ++i)
+    ends.push_back(c->records[i].end);
+  pieces.push_back(ends);
+}
+void appendEnding(ThreadState *t, uint64_t end) {
+  SpanRecord r{end - 1, end, 1, 7, 0};
+  if (!t->chunk || t->chunk->count == ChunkRecords)
+    spansAppendSlow(t, r);
+  else
+    storeSpan(t->chunk, r);
+}
+
+bool checkpointsSpillOnce() {
+  pieces.clear();
+  ThreadState *t = createThreadState();
+  for (uint64_t end : {10, 11, 12})
+    appendEnding(t, end);
+  bool ok = true;
+  // Stored at tick 10, so aged at 1,010 with an age of 1,000.
+  ok &= spansCheckpoint(1009, 1000, collectPiece) == 0;
+  ok &= spansCheckpoint(1010, 1000, collectPiece) == 1;
+  ok &= spansCheckpoint(5000, 1000, collectPiece) == 0; // nothing new
+  for (uint64_t end : {2000, 2001})
+    appendEnding(t, end);
+  ok &= spansCheckpoint(2500, 1000, collectPiece) == 0; // too young
+  ok &= spansCheckpoint(3000, 1000, collectPiece) == 1;
+  appendEnding(t, 3100);
+  // The exit hands over the one record no checkpoint took.
+  spansPublish(t->chunk);
+  t->chunk = nullptr;
+  // A thread whose every record was checkpointed hands over nothing.
+  ThreadState *quiet = createThreadState();
+  appendEnding(quiet, 50);
+  ok &= spansCheckpoint(9000, 1000, collectPiece) == 1;
+  spansPublish(quiet->chunk);
+  quiet->chunk = nullptr;
+  drained.clear();
+  spansDrainQueue(countSpans);
+  ok &= pieces ==
+        std::vector<std::vector<uint64_t>>{{10, 11, 12}, {2000, 2001}, {50}};
+  ok &= drained == std::vector<uint32_t>{1};
+  return ok;
+}
+
+bool checkpointKeepsPairs() {
+  pieces.clear();
+  ThreadState *t = createThreadState();
+  appendEnding(t, 10);
+  SpanRecord span{5, 20, 1, 7, 0}, cpu{3, 2, 0, 7, SpanCpu};
+  spansAppendPair(t, span, cpu);
+  return spansCheckpoint(5000, 1000, collectPiece) == 1 && pieces.size() == 1 &&
+         pieces[0].size() == 3 && t->chunk->records[2].flags == SpanCpu;
+}
+
+// In child processes: chunks drained or left live are never given back.
+TEST_F(ChunkPool, ACheckpointSpillsAgedRecordsOnceAndTheRestLater) {
+  EXPECT_EXIT(std::exit(checkpointsSpillOnce() ? 0 : 1),
+              ::testing::ExitedWithCode(0), "");
+}
+
+// A span and its CPU record are published together, so a checkpoint never
+// takes one without the other.
+TEST_F(ChunkPool, ACheckpointNeverSplitsASpanFromItsCpuTime) {
+  EXPECT_EXIT(std::exit(checkpointKeepsPairs() ? 0 : 1),
+              ::testing::ExitedWithCode(0), "");
+}
+
 } // namespace
