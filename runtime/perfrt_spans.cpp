@@ -5,6 +5,7 @@ PERFRT_NOINSTR_BEGIN
 #include "perfrt_spans.h"
 
 #include "perfrt_record.h"
+#include "perfrt_retire.h"
 #include "perfrt_runtime.h"
 #include "perfrt_thread.h"
 #include "perfrt_trace_writer.h"
@@ -72,6 +73,8 @@ void recycleLocked(SpanChunk *c) {
 }
 
 void pushQueue(SpanChunk *c) {
+  if (c->owner) // until the writer takes it, its thread cannot be folded
+    c->owner->queuedChunks.fetch_add(1, std::memory_order_relaxed);
   c->next = nullptr;
   if (queueTail)
     queueTail->next = c;
@@ -121,10 +124,13 @@ void *writerMain(void *) {
   for (;;) {
     // Trace mode: the calls in live chunks that have waited long enough go
     // to disk too, so kill -9 loses at most about CheckpointAgeNs of them.
-    if (gRt.trace && !writerStop &&
-        monotonicNs() - lastScan >= CheckpointScanNs) {
+    // Either mode: exited threads whose spans are all taken are folded
+    // into their group, their memory given back (perfrt_retire.h).
+    if (!writerStop && monotonicNs() - lastScan >= CheckpointScanNs) {
       pthread_mutex_unlock(&poolLock);
-      spansCheckpoint(nowTicks(), checkpointAgeTicks(), traceSpillChunk);
+      if (gRt.trace)
+        spansCheckpoint(nowTicks(), checkpointAgeTicks(), traceSpillChunk);
+      retireExitedThreads(KeepExitedThreads);
       lastScan = monotonicNs();
       pthread_mutex_lock(&poolLock);
     }
@@ -154,6 +160,8 @@ void *writerMain(void *) {
     pthread_mutex_unlock(&poolLock);
     writeChunk(c);
     writerBusy.store(false, std::memory_order_release);
+    if (c->owner)
+      c->owner->queuedChunks.fetch_sub(1, std::memory_order_release);
     pthread_mutex_lock(&poolLock);
     recycleLocked(c);
   }

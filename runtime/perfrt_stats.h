@@ -27,13 +27,20 @@ constexpr uint32_t StatsPageSize = 256;
 constexpr uint32_t StatsPages = 4096; // covers the registry's million ids
 
 /// Bump allocator over mmap'd blocks: each has exactly one user at a time.
+/// The blocks are chained (each starts with the one before and its size),
+/// so an exited thread's can be given back whole (arenaRelease).
 struct Arena {
   char *next;
   size_t left;
+  char *blocks; // the newest block
 };
 
 /// Zeroed memory from \p arena (16-byte aligned); null when mmap fails.
 void *arenaAlloc(Arena &arena, size_t bytes);
+
+/// Unmaps every block of \p arena and leaves it empty: whatever pointed
+/// into it must be gone first.
+void arenaRelease(Arena &arena);
 
 /// Per-function data of type T by function id, created on first use from an
 /// arena. Plain data, zero = empty.

@@ -326,6 +326,9 @@ bool summaryWrite(char *path, unsigned pathSize, const char *traceFile) {
   out.key(key::Threads).ch('[');
   bool first = true;
   for (ThreadState *t = allThreads(); t; t = t->next) {
+    if (t->phase.load(std::memory_order_acquire) ==
+        uint32_t(ThreadPhase::Retired))
+      continue; // in its group's entry
     uint64_t calls = 0;
     for (uint32_t fn = 1; fn <= n; ++fn) {
       const FnStats *own = t->stats.find(fn), *spans = t->spanStats.find(fn);
@@ -339,6 +342,8 @@ bool summaryWrite(char *path, unsigned pathSize, const char *traceFile) {
     out.key(key::Name).str(name[0] ? name : "thread");
     out.key(key::Calls).u64(calls);
     out.key(key::ThreadDroppedSpans).u64(t->droppedSpans);
+    if (t->foldedThreads)
+      out.key(key::FoldedThreads).u64(t->foldedThreads);
     out.ch('}');
   }
   out.raw("\n]");

@@ -4,6 +4,7 @@ PERFRT_NOINSTR_BEGIN
 
 #include "perfrt_clock.h"
 #include "perfrt_record.h"
+#include "perfrt_retire.h"
 #include "perfrt_speedup.h"
 
 #include <atomic>
@@ -30,23 +31,45 @@ void *mapZeroed(size_t bytes) {
   return p == MAP_FAILED ? nullptr : p;
 }
 
+/// What each arena block begins with.
+struct BlockHeader {
+  char *previous;
+  size_t bytes;
+};
+constexpr size_t BlockHeaderBytes = 16;
+static_assert(sizeof(BlockHeader) <= BlockHeaderBytes,
+              "keeps 16-byte alignment");
 } // namespace
 
 void *arenaAlloc(Arena &arena, size_t bytes) {
   bytes = (bytes + 15) & ~size_t(15);
   if (arena.left < bytes) {
-    size_t size = bytes > ArenaBytes ? bytes : ArenaBytes;
-    arena.next = static_cast<char *>(mapZeroed(size));
-    if (!arena.next) {
+    size_t size = bytes + BlockHeaderBytes > ArenaBytes
+                      ? bytes + BlockHeaderBytes
+                      : ArenaBytes;
+    char *block = static_cast<char *>(mapZeroed(size));
+    if (!block) {
       arena.left = 0;
       return nullptr;
     }
-    arena.left = size;
+    *reinterpret_cast<BlockHeader *>(block) = {arena.blocks, size};
+    arena.blocks = block;
+    arena.next = block + BlockHeaderBytes;
+    arena.left = size - BlockHeaderBytes;
   }
   void *p = arena.next;
   arena.next += bytes;
   arena.left -= bytes;
   return p;
+}
+
+void arenaRelease(Arena &arena) {
+  for (char *block = arena.blocks; block;) {
+    BlockHeader h = *reinterpret_cast<BlockHeader *>(block);
+    munmap(block, h.bytes);
+    block = h.previous;
+  }
+  arena = Arena{};
 }
 
 namespace {
@@ -79,25 +102,39 @@ void onThreadExit(void *arg) {
   // The shadow stack is no longer needed; its stats stay for the summary.
   // `busy` stays set: later probes on this thread return at its first check.
   madvise(t->stack, sizeof t->stack, MADV_DONTNEED);
+  // Everything above is done: the writer may fold it (perfrt_retire.h).
+  t->phase.store(uint32_t(ThreadPhase::Exited), std::memory_order_release);
 }
 
 } // namespace
 
 void threadsInit() { pthread_key_create(&exitKey, onThreadExit); }
 
-ThreadState *createThreadState() {
+ThreadState *createDetachedState() {
   auto *t = static_cast<ThreadState *>(mapZeroed(sizeof(ThreadState)));
+  if (!t)
+    return nullptr;
+  ThreadState *head = threadList.load(std::memory_order_relaxed);
+  do {
+    t->next = head;
+  } while (!threadList.compare_exchange_weak(head, t, std::memory_order_release,
+                                             std::memory_order_relaxed));
+  return t;
+}
+
+ThreadState *createThreadState() {
+  // A retired thread's state first: already on the list, its small fields
+  // zero and its tables empty.
+  ThreadState *t = reuseRetiredState();
+  if (!t)
+    t = createDetachedState();
   if (!t)
     return nullptr;
   t->tid = static_cast<uint32_t>(gettid());
   // A new thread owes none of the delays inserted before it existed.
   t->localDelayTicks = speedupOwedTotal();
   refreshThreadName(t);
-  ThreadState *head = threadList.load(std::memory_order_relaxed);
-  do {
-    t->next = head;
-  } while (!threadList.compare_exchange_weak(head, t, std::memory_order_release,
-                                             std::memory_order_relaxed));
+  t->phase.store(uint32_t(ThreadPhase::Live), std::memory_order_release);
   pthread_setspecific(exitKey, t);
   tlsState = t;
   return t;
@@ -157,6 +194,7 @@ void closeAbandonedBelow(ThreadState *t, uintptr_t sp, uint64_t now) {
 void threadsAfterFork() {
   ThreadState *self = tlsState;
   threadList.store(nullptr, std::memory_order_relaxed);
+  retireAfterFork(); // before a state is taken: none is the parent's
   tlsState = nullptr;
   if (!self)
     return;

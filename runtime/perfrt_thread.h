@@ -19,6 +19,7 @@
 #include "perfrt_stats.h"
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
@@ -57,24 +58,37 @@ enum SpanFlags : uint32_t {
 
 constexpr uint32_t MaxDepth = 512;
 
+/// Where a thread state is in its life. Read by the writer thread while the
+/// state's thread runs, so atomic.
+enum class ThreadPhase : uint32_t {
+  Live,    // its thread runs (or has not yet reached its exit)
+  Exited,  // its thread ended; the writer may still hold its spans
+  Kept,    // exited, and kept whole: one of the first KeepExitedThreads
+  Retired, // folded into its name's group, memory given back, reusable
+  Group,   // not a thread: exited threads of one name, folded together
+};
+
+/// Exited threads kept whole, with their own entries in the summary; the
+/// writer folds later ones into a group per thread name (perfrt_retire.h).
+constexpr uint32_t KeepExitedThreads = 256;
+
 struct ThreadState {
-  // Hot fields first.
+  // Shared with the writer thread while this thread runs: a reused state
+  // keeps them (perfrt_retire.h), so they come first.
+  ThreadState *next;                  // all states, newest first
+  std::atomic<uint32_t> phase;        // ThreadPhase
+  std::atomic<uint32_t> queuedChunks; // its chunks the writer has not taken
+  SpanChunk *chunk;                   // current chunk for trace spans
+  ThreadState *nextRetired;           // perfrt_retire.cpp's free list
+
+  // Hot fields.
   uint32_t depth;
   uint32_t overflow; // calls deeper than MaxDepth: counted, not recorded
   std::atomic<uint32_t> busy; // recursion guard (signal handlers)
   uint32_t dead;              // finished (then `busy` stays set too)
-  SpanChunk *chunk;           // current chunk for trace spans
-  // Aggregates this thread charges itself: every call in summary mode, the
-  // calls whose spans were dropped in trace mode.
-  StatsTable stats;
-  Frame stack[MaxDepth];
-  // Aggregates the writer charges from this thread's spans (trace mode),
-  // from its own arena: the two tables never share a writer.
-  StatsTable spanStats;
 
   // Cold.
   uint64_t cpuNow; // the thread's CPU clock (ns) at the exit being recorded
-  CpuFrame cpuStack[MaxDepth]; // PERFCC_CPU_TIME only; untouched otherwise
   uint32_t tid;
   uint64_t droppedSpans;   // no chunk memory left
   uint32_t dropBudget;     // spans to drop before asking for a chunk again
@@ -85,7 +99,7 @@ struct ThreadState {
   std::atomic<uint32_t> nameGuard;
   uint32_t namedByApi; // perf_thread_name() was called: keep t->name
   Arena arena;         // for `stats` and `delays`
-  FunctionTable<DelayStats> delays;
+  Arena spanArena;     // for `spanStats`: the writer's
   // Virtual speedup (perfrt_speedup.h).
   uint64_t localDelayTicks; // delay this thread has paid or been credited
   uint64_t selectedStart;   // entry of the outermost selected call
@@ -96,9 +110,28 @@ struct ThreadState {
   LockState locks;
   uint64_t delaySpunTicks; // every speed bump this thread paid
   uint32_t delayDepth;     // delayed calls open (delayStack)
+  uint32_t foldedThreads;  // a Group: the exited threads folded into it
+
+  // The large tables, page-aligned after the small fields: an exited
+  // thread retired into its group gives these pages back (zero is empty)
+  // and keeps only the first page.
+  alignas(4096) Frame stack[MaxDepth];
+  // Aggregates this thread charges itself: the calls whose spans found no
+  // chunk memory.
+  StatsTable stats;
+  // Aggregates the writer charges from this thread's spans, from spanArena:
+  // the two tables never share a writer.
+  StatsTable spanStats;
+  FunctionTable<DelayStats> delays;
+  CpuFrame cpuStack[MaxDepth]; // PERFCC_CPU_TIME only; untouched otherwise
   DelayFrame delayStack[MaxDelayFrames];
-  ThreadState *next; // all states, newest first
 };
+
+/// The part of a state a retired one gives back, and the part a reused one
+/// clears: everything after the shared fields.
+constexpr size_t ThreadSharedBytes = offsetof(ThreadState, depth);
+constexpr size_t ThreadSmallBytes = offsetof(ThreadState, stack);
+static_assert(ThreadSmallBytes == 4096, "the small fields fit one page");
 
 static_assert(std::is_trivially_destructible<ThreadState>::value,
               "ThreadState lives in mmap'd memory and is never destroyed");
@@ -113,6 +146,10 @@ extern __thread ThreadState *tlsState
 /// Creates the calling thread's state (mmap, pthread key). Null if memory
 /// ran out or the runtime is not recording.
 ThreadState *createThreadState();
+
+/// A zeroed state on the list of all states, bound to no thread (a group of
+/// exited threads, perfrt_retire.h). Null if memory ran out.
+ThreadState *createDetachedState();
 
 /// Reads the thread's current name from the kernel into t->name.
 void refreshThreadName(ThreadState *t);

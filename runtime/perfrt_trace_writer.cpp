@@ -11,6 +11,7 @@ PERFRT_NOINSTR_BEGIN
 #include "perfrt_progress.h"
 #include "perfrt_record.h"
 #include "perfrt_registry.h"
+#include "perfrt_retire.h"
 #include "perfrt_runtime.h"
 #include "perfrt_spill.h"
 
@@ -36,7 +37,6 @@ bool openFailed = false;
 bool firstEvent = true;
 char tracePath[4096];
 uint64_t spillLostSpans = 0; // spans the spill file could not take
-Arena writerArena; // for every thread's spanStats: one converter at a time
 
 /// The functions that have a span in the trace, one bit per registry id
 /// (128 KiB of zero pages until used): metadata's function table lists
@@ -53,13 +53,13 @@ bool spanned(uint32_t fn) { return spannedFunctions[fn / 64] >> (fn % 64) & 1; }
 /// true for a function span, false for a delay or counter record.
 bool chargeSpan(ThreadState *owner, const SpanRecord &r) {
   if (r.flags & SpanCpu) {
-    if (FnStats *s = owner->spanStats.get(r.fn, writerArena))
+    if (FnStats *s = owner->spanStats.get(r.fn, owner->spanArena))
       s->addCpu(r.start, r.end);
     return false;
   }
   if (r.flags & (SpanDelay | SpanCounter))
     return false;
-  if (FnStats *s = owner->spanStats.get(r.fn, writerArena))
+  if (FnStats *s = owner->spanStats.get(r.fn, owner->spanArena))
     s->add(r.end > r.start ? r.end - r.start : 0, r.exclusive);
   return true;
 }
@@ -220,37 +220,25 @@ uint64_t chargeChunk(const SpanChunk *c) {
   return calls;
 }
 
-/// Charges the spans of a chunk that will not reach the trace, and counts
-/// them.
-void chargeLost(const SpanChunk *c) { spillLostSpans += chargeChunk(c); }
-
-} // namespace
-
-void traceSpillChunk(SpanChunk *c) {
-  clockSample(); // the writer thread is off the hot path: check the clock
-  uint32_t n = __atomic_load_n(&c->count, __ATOMIC_ACQUIRE);
-  if (n <= c->spilled)
-    return; // every record went to disk with a checkpoint
-  // A chunk the ring overwrites is on disk only: its spans are charged to
-  // the summary as it goes. One the file did not take is charged here.
-  if (!spillChunk(c, c->spilled, n, chargeLost))
-    chargeLost(c);
+/// Counts the calls of a chunk the ring overwrote: they were charged when
+/// the writer took them, and are not in the trace.
+void countEvicted(const SpanChunk *c) {
+  for (uint32_t i = c->spilled; i < c->count && i < ChunkRecords; ++i)
+    spillLostSpans +=
+        !(c->records[i].flags & (SpanCpu | SpanDelay | SpanCounter));
 }
 
-void traceChargeChunk(SpanChunk *c) { chargeChunk(c); }
-
-void traceConvertSpill() { spillConvert(traceConvertChunk); }
-
-void traceConvertChunk(SpanChunk *c) {
+/// Writes the chunk's records not spilled yet as trace events, charging
+/// them to their thread's aggregates first when \p charge.
+void convertRecords(SpanChunk *c, bool charge) {
   if (!ensureOpen())
     return;
   clockCalibrate();
   uint32_t n = __atomic_load_n(&c->count, __ATOMIC_ACQUIRE);
-  // Records before `spilled` were converted with the spill.
   for (uint32_t i = c->spilled; i < n; ++i) {
     const SpanRecord &r = c->records[i];
-    // In trace mode the aggregates are charged here, one writer at a time.
-    chargeSpan(c->owner, r);
+    if (charge)
+      chargeSpan(c->owner, r);
     if (r.flags & SpanDelay)
       writeDelay(r, c->tid);
     else if (r.flags & SpanCounter)
@@ -264,6 +252,31 @@ void traceConvertChunk(SpanChunk *c) {
   }
 }
 
+/// A chunk read back from the spill: charged when the writer took it.
+void convertSpilledChunk(SpanChunk *c) { convertRecords(c, false); }
+
+} // namespace
+
+void traceSpillChunk(SpanChunk *c) {
+  clockSample(); // the writer thread is off the hot path: check the clock
+  uint32_t n = __atomic_load_n(&c->count, __ATOMIC_ACQUIRE);
+  if (n <= c->spilled)
+    return; // every record went to disk with a checkpoint
+  // Charged as the writer takes them, in trace mode as in summary mode: an
+  // exited thread's aggregates are whole once its chunks are taken, so the
+  // writer can fold it (perfrt_retire.h). A chunk the file did not take is
+  // counted as lost; one the ring overwrites, as it goes.
+  uint64_t calls = chargeChunk(c);
+  if (!spillChunk(c, c->spilled, n, countEvicted))
+    spillLostSpans += calls;
+}
+
+void traceChargeChunk(SpanChunk *c) { chargeChunk(c); }
+
+void traceConvertSpill() { spillConvert(convertSpilledChunk); }
+
+void traceConvertChunk(SpanChunk *c) { convertRecords(c, true); }
+
 bool traceFinish(char *path, unsigned pathSize) {
   bool ok = ensureOpen();
   std::snprintf(path, pathSize, "%s", tracePath);
@@ -275,6 +288,10 @@ bool traceFinish(char *path, unsigned pathSize) {
   uint64_t dropped = spillLostSpans, overflows = 0, unmatched = 0,
            abandoned = 0;
   for (ThreadState *t = allThreads(); t; t = t->next) {
+    uint32_t phase = t->phase.load(std::memory_order_acquire);
+    if (phase == uint32_t(ThreadPhase::Retired) ||
+        phase == uint32_t(ThreadPhase::Group))
+      continue; // named below, thread by thread
     char name[sizeof t->name];
     copyThreadName(t, name);
     writeNameEvent(key::ThreadName, t->tid, name[0] ? name : "thread");
@@ -283,6 +300,18 @@ bool traceFinish(char *path, unsigned pathSize) {
     unmatched += t->unmatchedExits;
     abandoned += t->abandonedFrames;
   }
+  forEachRetiredThread([](uint32_t tid, const char *name) {
+    writeNameEvent(key::ThreadName, tid, name);
+  });
+  // A group's counters are its threads' (perfrt_retire.h).
+  for (ThreadState *t = allThreads(); t; t = t->next)
+    if (t->phase.load(std::memory_order_acquire) ==
+        uint32_t(ThreadPhase::Group)) {
+      dropped += t->droppedSpans;
+      overflows += t->depthOverflows;
+      unmatched += t->unmatchedExits;
+      abandoned += t->abandonedFrames;
+    }
   // Threads that made CUDA calls but ran no probe still get a name.
   uint32_t apiTids[256];
   uint32_t apiThreads = gpuApiOnlyThreads(apiTids, 256);

@@ -19,8 +19,8 @@ namespace perfrt {
 
 struct SpanChunk;
 
-/// Writer thread: appends the chunk's records not spilled yet to the spill
-/// file.
+/// Writer thread: charges the chunk's records not spilled yet to their
+/// thread's aggregates and appends them to the spill file.
 void traceSpillChunk(SpanChunk *c);
 
 /// Summary mode's writer thread, and its end of the run: charges the chunk's
@@ -28,7 +28,7 @@ void traceSpillChunk(SpanChunk *c);
 void traceChargeChunk(SpanChunk *c);
 
 /// End of the run: converts every spilled chunk to trace events (oldest
-/// first). The spill file stays until the trace is written
+/// first); their calls were charged when the writer took them. The spill file stays until the trace is written
 /// (perfrt_spill.h: spillRemove).
 void traceConvertSpill();
 

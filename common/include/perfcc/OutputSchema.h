@@ -186,6 +186,9 @@ constexpr char Threads[] = "threads";
 constexpr char Tid[] = "tid";
 constexpr char ThreadName[] = "name";
 constexpr char ThreadDroppedSpans[] = "dropped_spans";
+// An entry for exited threads of one name folded together (the runtime keeps
+// the first 256 threads to end whole): how many. Its tid is the first's.
+constexpr char FoldedThreads[] = "folded_threads";
 // window: where delays apply and throughput is measured.
 constexpr char Window[] = "window";
 constexpr char StartNs[] = "start_ns";
