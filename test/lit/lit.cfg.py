@@ -64,6 +64,12 @@ for var in list(os.environ):
 config.available_features.add("llvm-" + config.llvm_version)
 if config.perfcc_sanitize:
     config.available_features.add("sanitized")
+# ThreadSanitizer cannot follow a fork from a program whose threads run (the
+# writer thread, from the first chunk in trace mode): the child's first new
+# thread reuses the id of one the fork did not copy ("dup thread with used
+# id"), which TSan reports and stops on.
+if config.perfcc_sanitize and "thread" in config.perfcc_sanitize:
+    config.available_features.add("tsan")
 # perfctl export's callgrind files are read back by valgrind's reader.
 if shutil.which("callgrind_annotate"):
     config.available_features.add("callgrind_annotate")

@@ -3,6 +3,7 @@
 // span the parent finished before the fork (`before`) and none the parent
 // records afterwards (`parent_work`); its tree still nests under the frames
 // it inherited (main, spawn).
+// UNSUPPORTED: tsan
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: printf 'main\nbefore\nspawn\nchild_work\nparent_work\n' > %t/targets
 // RUN: %perfcc -O1 -g --perf-targets=%t/targets %s -o %t/forker

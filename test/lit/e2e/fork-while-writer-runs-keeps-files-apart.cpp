@@ -2,6 +2,7 @@
 // streaming them to its trace file: the child neither writes the parent's
 // queued spans into its own trace nor corrupts the parent's file, and each
 // trace is complete.
+// UNSUPPORTED: tsan
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: printf 'main\nbefore\nspawn\nchild_work\nparent_work\n' > %t/targets
 // RUN: %perfcc -O1 -g --perf-targets=%t/targets %s -o %t/forker
