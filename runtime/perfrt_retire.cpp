@@ -143,17 +143,15 @@ bool fold(const ThreadState *t, ThreadState *g) {
 }
 
 /// Gives \p t's memory back: its arenas, its tables' pages (zero pages read
-/// as empty tables) and its small fields, all but the shared ones.
+/// as empty tables) and its cold fields. Its hot fields stay an exited
+/// thread's (busy and dead set), so the end of the run passes it by.
 void release(ThreadState *t) {
   arenaRelease(t->arena);
   arenaRelease(t->spanArena);
-  std::memset(reinterpret_cast<char *>(t) + ThreadSharedBytes, 0,
-              ThreadSmallBytes - ThreadSharedBytes);
+  std::memset(reinterpret_cast<char *>(t) + ThreadColdOffset, 0,
+              ThreadSmallBytes - ThreadColdOffset);
   madvise(reinterpret_cast<char *>(t) + ThreadSmallBytes,
           sizeof(ThreadState) - ThreadSmallBytes, MADV_DONTNEED);
-  // Like an exited thread's: the end of the run passes it by.
-  t->busy.store(1, std::memory_order_relaxed);
-  t->dead = 1;
 }
 
 /// True once the kernel has no thread \p tid in this process: its TLS
@@ -208,6 +206,7 @@ ThreadState *reuseRetiredState() {
   unlockFree();
   if (t) {
     t->nextRetired = nullptr;
+    t->depth = t->overflow = 0;
     t->busy.store(0, std::memory_order_relaxed);
     t->dead = 0;
   }

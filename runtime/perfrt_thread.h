@@ -73,19 +73,18 @@ enum class ThreadPhase : uint32_t {
 constexpr uint32_t KeepExitedThreads = 256;
 
 struct ThreadState {
-  // Shared with the writer thread while this thread runs: a reused state
-  // keeps them (perfrt_retire.h), so they come first.
-  ThreadState *next;                  // all states, newest first
-  std::atomic<uint32_t> phase;        // ThreadPhase
-  std::atomic<uint32_t> queuedChunks; // its chunks the writer has not taken
-  SpanChunk *chunk;                   // current chunk for trace spans
-  ThreadState *nextRetired;           // perfrt_retire.cpp's free list
-
-  // Hot fields.
+  // Hot fields first.
   uint32_t depth;
   uint32_t overflow; // calls deeper than MaxDepth: counted, not recorded
   std::atomic<uint32_t> busy; // recursion guard (signal handlers)
   uint32_t dead;              // finished (then `busy` stays set too)
+  SpanChunk *chunk;           // current chunk for trace spans
+  // Read by the writer thread while the state's thread runs, and kept when
+  // a retired state is cleared for reuse (perfrt_retire.h).
+  ThreadState *next;                  // all states, newest first
+  std::atomic<uint32_t> phase;        // ThreadPhase
+  std::atomic<uint32_t> queuedChunks; // its chunks the writer has not taken
+  ThreadState *nextRetired;           // perfrt_retire.cpp's free list
 
   // Cold.
   uint64_t cpuNow; // the thread's CPU clock (ns) at the exit being recorded
@@ -127,9 +126,10 @@ struct ThreadState {
   DelayFrame delayStack[MaxDelayFrames];
 };
 
-/// The part of a state a retired one gives back, and the part a reused one
-/// clears: everything after the shared fields.
-constexpr size_t ThreadSharedBytes = offsetof(ThreadState, depth);
+/// What a retired state clears of its first page: the cold fields. The hot
+/// ones already hold an exited thread's values (no frames, no chunk, busy
+/// and dead set), which the end of the run reads to pass it by.
+constexpr size_t ThreadColdOffset = offsetof(ThreadState, cpuNow);
 constexpr size_t ThreadSmallBytes = offsetof(ThreadState, stack);
 static_assert(ThreadSmallBytes == 4096, "the small fields fit one page");
 
