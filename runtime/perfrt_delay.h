@@ -57,6 +57,23 @@ struct DelayStats {
   uint64_t ownWorkCalls;
   uint64_t weight; // the decayed count of calls, in 1/1024ths
   uint64_t measuredCalls;
+
+  /// Adds \p d's calls (several threads' figures as one).
+  void merge(const DelayStats &d) {
+    eligible += d.eligible;
+    delayed += d.delayed;
+    deliveredTicks += d.deliveredTicks;
+    sumAbsErrorTicks += d.sumAbsErrorTicks;
+    paidHolding += d.paidHolding;
+    workTicks += d.workTicks;
+    heldWorkTicks += d.heldWorkTicks;
+    ownWorkTicks += d.ownWorkTicks;
+    ownWorkCalls += d.ownWorkCalls;
+    weight += d.weight;
+    measuredCalls += d.measuredCalls;
+    if (d.worstErrorTicks > worstErrorTicks)
+      worstErrorTicks = d.worstErrorTicks;
+  }
 };
 
 /// A delayed function's call in progress on a thread, for measuring its

@@ -110,27 +110,14 @@ bool mergeTable(const FunctionTable<T> &from, FunctionTable<T> &into,
   return true;
 }
 
-void mergeDelay(DelayStats &sum, const DelayStats &d) {
-  sum.eligible += d.eligible;
-  sum.delayed += d.delayed;
-  sum.deliveredTicks += d.deliveredTicks;
-  sum.sumAbsErrorTicks += d.sumAbsErrorTicks;
-  sum.paidHolding += d.paidHolding;
-  sum.workTicks += d.workTicks;
-  sum.heldWorkTicks += d.heldWorkTicks;
-  sum.ownWorkTicks += d.ownWorkTicks;
-  sum.ownWorkCalls += d.ownWorkCalls;
-  if (d.worstErrorTicks > sum.worstErrorTicks)
-    sum.worstErrorTicks = d.worstErrorTicks;
-}
-
 /// Folds \p t into \p g: everything the summary and the trace read of a
 /// thread. False when memory ran out (then \p t stays whole).
 bool fold(const ThreadState *t, ThreadState *g) {
   auto stats = [](FnStats &sum, const FnStats &s) { sum.merge(s); };
   if (!mergeTable(t->stats, g->spanStats, g->spanArena, stats) ||
       !mergeTable(t->spanStats, g->spanStats, g->spanArena, stats) ||
-      !mergeTable(t->delays, g->delays, g->spanArena, mergeDelay))
+      !mergeTable(t->delays, g->delays, g->spanArena,
+                  [](DelayStats &sum, const DelayStats &d) { sum.merge(d); }))
     return false;
   g->droppedSpans += t->droppedSpans;
   g->depthOverflows += t->depthOverflows;

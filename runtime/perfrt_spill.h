@@ -21,10 +21,10 @@ namespace perfrt {
 
 struct SpanChunk;
 
-/// Writes records [\p first, \p n) of \p c as one chunk frame. False when the file did not take
-/// them (the cap reached with PERFCC_TRACE_KEEP=first, or the file could not
-/// be written). With PERFCC_TRACE_KEEP=last, the chunk it overwrites is read
-/// back and handed to \p evicted first.
+/// Writes records [\p first, \p n) of \p c as one chunk frame. False when the
+/// file did not take them (the cap reached with PERFCC_TRACE_KEEP=first, or the
+/// file could not be written). With PERFCC_TRACE_KEEP=last, the chunk it
+/// overwrites is read back and handed to \p evicted first.
 bool spillChunk(const SpanChunk *c, uint32_t first, uint32_t n,
                 void (*evicted)(const SpanChunk *));
 

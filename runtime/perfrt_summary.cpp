@@ -120,19 +120,8 @@ void writeWindowDelayProgress(JsonOut &out) {
       continue;
     DelayStats sum{};
     for (ThreadState *t = allThreads(); t; t = t->next)
-      if (const DelayStats *d = t->delays.find(fn)) {
-        sum.eligible += d->eligible;
-        sum.delayed += d->delayed;
-        sum.deliveredTicks += d->deliveredTicks;
-        sum.sumAbsErrorTicks += d->sumAbsErrorTicks;
-        sum.paidHolding += d->paidHolding;
-        sum.workTicks += d->workTicks;
-        sum.heldWorkTicks += d->heldWorkTicks;
-        sum.ownWorkTicks += d->ownWorkTicks;
-        sum.ownWorkCalls += d->ownWorkCalls;
-        if (d->worstErrorTicks > sum.worstErrorTicks)
-          sum.worstErrorTicks = d->worstErrorTicks;
-      }
+      if (const DelayStats *d = t->delays.find(fn))
+        sum.merge(*d);
     calls += sum.delayed;
     delivered += durationToNs(sum.deliveredTicks);
     out.raw(first ? "" : ",").ch('{');

@@ -28,8 +28,8 @@ void traceSpillChunk(SpanChunk *c);
 void traceChargeChunk(SpanChunk *c);
 
 /// End of the run: converts every spilled chunk to trace events (oldest
-/// first); their calls were charged when the writer took them. The spill file stays until the trace is written
-/// (perfrt_spill.h: spillRemove).
+/// first); their calls were charged when the writer took them. The spill file
+/// stays until the trace is written (perfrt_spill.h: spillRemove).
 void traceConvertSpill();
 
 /// End of the run: charges the chunk's spans not spilled to the aggregates

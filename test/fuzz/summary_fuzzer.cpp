@@ -23,7 +23,8 @@ void failUnlessNamed(const std::string &error, const char *file,
                      const char *reader) {
   if (error.find(file) != std::string::npos)
     return;
-  std::fprintf(stderr, "summary_fuzzer: %s's error does not name the file: %s\n",
+  std::fprintf(stderr,
+               "summary_fuzzer: %s's error does not name the file: %s\n",
                reader, error.c_str());
   std::abort();
 }
