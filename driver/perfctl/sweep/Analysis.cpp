@@ -373,17 +373,24 @@ void extrapolate(GroupAnalysis &g, const AnalysisSettings &settings,
       // The time saved per unit of work is also capped by the slack
       // another group showed (a threshold): once this path is that much
       // shorter, the other one is the bottleneck.
+      // The knee caps the point and the lower end (at the low end of its
+      // own interval). It is a lower bound of the real slack: the other
+      // group's delays spin, and a spinning thread takes a core the
+      // bottleneck could have used (on a busy machine most of all), so it
+      // never caps the upper end, which stays the line's.
       bool slackCapped = false;
-      auto gain = [&](double slope) {
+      auto gain = [&](double slope, double cap) {
         double saved = slope * e.usedNs * g.callsPerUnit;
-        if (saved > g.slackElsewhereNs) {
-          saved = g.slackElsewhereNs;
+        if (saved > cap) {
+          saved = cap;
           slackCapped = true;
         }
         return saved < y0 ? 100 * (y0 / (y0 - saved) - 1) : NaN;
       };
-      e.gainPercent = {gain(g.line.slope),
-                       {gain(g.line.slopeCI.lo), gain(g.line.slopeCI.hi)}};
+      double inf = std::numeric_limits<double>::infinity();
+      e.gainPercent = {gain(g.line.slope, g.slackElsewhereNs),
+                       {gain(g.line.slopeCI.lo, g.slackElsewhereCI.lo),
+                        gain(g.line.slopeCI.hi, inf)}};
       std::vector<std::string> notes;
       if (g.shape == Shape::Negative && g.callRate.applies) {
         // The line sees only the slow-down side of a loss that steepens as
@@ -407,9 +414,15 @@ void extrapolate(GroupAnalysis &g, const AnalysisSettings &settings,
                             : "the largest delay measured"));
       if (slackCapped)
         notes.push_back(fmt::format(
-            "capped at {} saved per unit of work, the slack {} showed: past "
-            "it {} is the bottleneck",
-            formatDuration(g.slackElsewhereNs), g.slackElsewhereGroup,
+            "{} at {} saved per unit of work ({}% CI [{}, {}]), the slack {} "
+            "showed: past it {} is the bottleneck (a lower bound of the "
+            "slack: the upper end is the line's)",
+            e.gainPercent.value < gain(g.line.slope, inf)
+                ? "capped"
+                : "its lower end capped",
+            formatDuration(g.slackElsewhereNs), int(std::lround(100 * conf)),
+            formatDuration(g.slackElsewhereCI.lo),
+            formatDuration(g.slackElsewhereCI.hi), g.slackElsewhereGroup,
             g.slackElsewhereGroup));
       if (g.shape == Shape::Negative)
         notes.insert(notes.begin(),
@@ -564,6 +577,13 @@ SweepAnalysis analyzeSweep(const std::vector<std::string> &groupNames,
           !(other.hinge.fit.knee >= g.slackElsewhereNs)) {
         g.slackElsewhereNs = other.hinge.fit.knee;
         g.slackElsewhereGroup = other.name;
+        // A knee without a bootstrap interval caps every end at itself.
+        const Interval &ci = other.hinge.kneeCI;
+        bool hasCI = std::isfinite(ci.lo) && std::isfinite(ci.hi);
+        g.slackElsewhereCI = {hasCI ? std::min(ci.lo, other.hinge.fit.knee)
+                                    : other.hinge.fit.knee,
+                              hasCI ? std::max(ci.hi, other.hinge.fit.knee)
+                                    : other.hinge.fit.knee};
       }
     // Each group's own delays: with --delays auto, groups have different
     // ladders, and a group's estimates stay within what it measured.

@@ -142,6 +142,10 @@ struct GroupAnalysis {
   /// The smallest slack (knee, per unit of work) another group showed:
   /// what speeding this one up can save at most. Infinite when none did.
   double slackElsewhereNs = std::numeric_limits<double>::infinity();
+  /// That knee's interval: a gain's interval is capped by its ends, not by
+  /// the knee alone, since a noisy knee is a noisy cap.
+  Interval slackElsewhereCI{std::numeric_limits<double>::infinity(),
+                            std::numeric_limits<double>::infinity()};
   std::string slackElsewhereGroup;
   /// A negative group's loss through how often it runs (CallRateModel.h).
   CallRateModel callRate;

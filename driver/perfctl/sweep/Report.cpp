@@ -369,7 +369,8 @@ std::string renderMarkdown(const SweepState &state, const SweepAnalysis &a,
       md += fmt::format(
           "Repeats: adaptive: {} to begin with, then {} round(s) of another "
           "repeat for each group whose answer was unsettled (inconclusive, "
-          "or a pass-through interval wider than {}), within a budget of {}. "
+          "a pass-through interval wider than {}, or a threshold's knee "
+          "less sure than that), within a budget of {}. "
           "Stopped: {}.\n",
           o.repeats, state.rounds, o.targetWidth, formatSeconds(o.budgetS),
           state.stop == "settled" ? "every group settled"

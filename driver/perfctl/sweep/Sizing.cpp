@@ -96,6 +96,19 @@ Settled isSettled(const GroupAnalysis &group, double targetWidth) {
   s.why = fmt::format("{}, pass-through interval {:.2f} wide ({} {:.2f})",
                       shapeName(group.shape), width,
                       s.settled ? "at most" : "above", targetWidth);
+  // A threshold's slack is an answer too (and caps the gains predicted for
+  // the other groups): its knee must be pinned down as well as its slope.
+  const Interval &knee = group.hinge.kneeCI;
+  if (s.settled && group.shape == Shape::Threshold && std::isfinite(knee.lo) &&
+      std::isfinite(knee.hi)) {
+    double allowed = KneeSettledShare * targetWidth * group.hinge.fit.knee;
+    s.settled = knee.width() <= allowed;
+    s.why += fmt::format(
+        "; its knee's interval {} wide ({} {}, {:.0f}% of "
+        "the knee)",
+        formatDuration(knee.width()), s.settled ? "at most" : "above",
+        formatDuration(allowed), 100 * KneeSettledShare * targetWidth);
+  }
   // A loss modelled through the call rate rests on two fits whose errors
   // compound: its largest estimate must be narrow too.
   const Extrapolation *loss = nullptr;

@@ -9,9 +9,10 @@
 //
 // Adaptive repeats (the default, or with --budget): after the first
 // repeats, a round at a time, another run of every delay of each group whose
-// answer is not settled (inconclusive, or a pass-through interval wider than
-// the target), until every group is settled, the budget would be overrun by
-// the next round, or MaxRepeats is reached; the sweep says which stopped it.
+// answer is not settled (inconclusive, a pass-through interval wider than
+// the target, or a threshold's knee not pinned down), until every group is
+// settled, the budget would be overrun by the next round, or MaxRepeats is
+// reached; the sweep says which stopped it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PERFCC_DRIVER_PERFCTL_SWEEP_SIZING_H
@@ -69,9 +70,15 @@ struct Settled {
 /// the target width's share of the loss.
 constexpr double LossSettledPoints = 4.0;
 
+/// A threshold is settled when its knee's interval is at most this many
+/// times the pass-through target, as a share of the knee, wide (the default
+/// 0.2 allows 40%, about +-20% on the slack reported).
+constexpr double KneeSettledShare = 2.0;
+
 /// Settled: a shape other than inconclusive with a pass-through interval
-/// at most \p targetWidth wide, and a loss modelled through its call rate
-/// whose largest estimate is narrow (LossSettledPoints).
+/// at most \p targetWidth wide, a threshold whose knee is pinned down
+/// (KneeSettledShare), and a loss modelled through its call rate whose
+/// largest estimate is narrow (LossSettledPoints).
 Settled isSettled(const GroupAnalysis &group, double targetWidth);
 
 /// What stopped an adaptive sweep.

@@ -174,7 +174,39 @@ TEST(Extrapolate, CappedByTheSlackAnotherGroupShowed) {
   EXPECT_NE(large.note.find("the slack short showed"), std::string::npos);
   double knee = a.groups[1].hinge.fit.knee;
   EXPECT_NEAR(large.gainPercent.value, 100 * (y0 / (y0 - knee) - 1), 1e-9);
-  EXPECT_LE(large.gainPercent.ci.hi, large.gainPercent.value + 1e-9);
+  // The lower end is capped by the low end of the knee's interval; the knee
+  // is a lower bound of the slack, so the upper end is the line's.
+  const Interval &kneeCI = a.groups[1].hinge.kneeCI;
+  ASSERT_LE(kneeCI.lo, knee);
+  EXPECT_NEAR(large.gainPercent.ci.lo, 100 * (y0 / (y0 - kneeCI.lo) - 1), 1e-9);
+  double lineHi = g.line.slopeCI.hi * 40000 * g.callsPerUnit;
+  EXPECT_NEAR(large.gainPercent.ci.hi, 100 * (y0 / (y0 - lineHi) - 1), 1e-9);
+}
+
+TEST(Extrapolate, AKneeMeasuredLowWidensTheIntervalNotTheError) {
+  // The knee came out at 15us [12us, 60us]; the line would save 40us: the
+  // point is capped at the knee, the lower end at 12us, and the upper end
+  // is the line's (a knee is a lower bound of the slack).
+  GroupAnalysis g;
+  g.shape = Shape::Linear;
+  g.line.slope = 1;
+  g.line.slopeCI = {0.95, 1.05};
+  g.callsPerUnit = 1;
+  g.targetNsPerCall = 50000;
+  g.unarmedTimePerUnitNs = 100000;
+  g.slackElsewhereNs = 15000;
+  g.slackElsewhereCI = {12000, 60000};
+  g.slackElsewhereGroup = "short";
+  AnalysisSettings settings;
+  settings.speedupsNs = {40000};
+  extrapolate(g, settings, kDelays);
+  const Extrapolation &e = g.extrapolations[0];
+  ASSERT_TRUE(e.valid);
+  EXPECT_NEAR(e.gainPercent.value, 100 * (100.0 / 85 - 1), 1e-9);
+  EXPECT_NEAR(e.gainPercent.ci.lo, 100 * (100.0 / 88 - 1), 1e-9);
+  EXPECT_NEAR(e.gainPercent.ci.hi, 100 * (100.0 / 58 - 1), 1e-9);
+  EXPECT_EQ(e.note.find("capped at 15us"), 0u) << e.note;
+  EXPECT_NE(e.note.find("[12us, 60us]"), std::string::npos) << e.note;
 }
 
 TEST(Extrapolate, NeverPastTheLargestDelayMeasured) {

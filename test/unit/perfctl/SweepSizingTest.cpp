@@ -161,6 +161,11 @@ TEST(AdaptiveRepeats, NoisySweepsEndOnTheRightShapes) {
     EXPECT_NEAR(a.groups[0].passThrough.value, 1.0, 0.15) << "seed " << seed;
     EXPECT_EQ(a.groups[1].shape, Shape::Threshold) << "seed " << seed;
     EXPECT_LE(a.groups[0].passThrough.ci.width(), 0.2);
+    // The slack is settled too: its knee pinned down near the truth.
+    const HingeTest &h = a.groups[1].hinge;
+    EXPECT_LE(h.kneeCI.width(), KneeSettledShare * 0.2 * h.fit.knee)
+        << "seed " << seed;
+    EXPECT_NEAR(h.fit.knee, 60000, 15000) << "seed " << seed;
   }
   EXPECT_GE(covered, 6u);
   EXPECT_GT(grew, 0u) << "the noise should have needed more rounds";

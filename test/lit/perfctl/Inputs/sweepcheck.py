@@ -141,6 +141,7 @@ def against_real(doc, percent, real_paths):
               if e.get("percent")}
         e = by.get(percent)
         predicted = e["gain_percent"]["value"] if e and e["valid"] else None
+        interval = e["gain_percent"]["ci"] if predicted is not None else None
         if abs(gain) < SLACK_POINTS:
             fits, truth = g["shape"] in SLACK_SHAPES, "slack"
         elif gain > ON_PATH_POINTS:
@@ -161,6 +162,14 @@ def against_real(doc, percent, real_paths):
                 name, percent, g["shape"]))
         elif abs(predicted - gain) <= tolerance(gain):
             print("group %s prediction near the real gain" % name)
+        elif interval[0] <= gain <= interval[1] and \
+                interval[1] - interval[0] <= abs(gain):
+            # The claim is the number with its interval: an interval that
+            # holds the real gain and is narrower than the gain itself (it
+            # tells the gain from nothing) is a right answer too. A slack
+            # that caps the gain, measured low on a busy machine, widens the
+            # interval rather than the error.
+            print("group %s prediction's interval holds the real gain" % name)
         else:
             print("group %s prediction off by %.1f points (at most %.1f)" % (
                 name, abs(predicted - gain), tolerance(gain)))
@@ -172,7 +181,9 @@ def against_real(doc, percent, real_paths):
                            " ".join("%.0f" % r for r in base_rates),
                            " ".join("%.0f" % r for r in answer["rates"]),
                            "-" if predicted is None else
-                           "%+.1f%%" % predicted, g["shape"]))
+                           "%+.1f%% [%+.1f%%, %+.1f%%]" % (
+                               predicted, interval[0], interval[1]),
+                           g["shape"]))
     # Last, and not for CHECK lines: what a failure's log needs.
     for line in details:
         print(line)
