@@ -88,7 +88,15 @@ def sweep(exe, targets, extra, out):
 
 
 def bump_predictions(doc, percents):
+    """What a speed-bump sweep answers at each percent: its extrapolation,
+    or, where it cross-checked a slack verdict beside a contended mutex by
+    virtual speedups (sweep/CrossCheck.h), what the cross-check measured:
+    the sweep's answer to a user who ran it as it comes."""
     [g] = doc["analysis"]["groups"]
+    check = g.get("cross_check")
+    if check and check["ran"] and check["valid"]:
+        by = {l["percent"]: l["gain_percent"]["value"] for l in check["levels"]}
+        return [by.get(p) for p in percents], g["shape"] + " (cross-checked)"
     by = {e["percent"]: e for e in g["extrapolation"] if e.get("percent")}
     gains = [by[p]["gain_percent"]["value"] if p in by and by[p]["valid"]
              else None for p in percents]

@@ -65,11 +65,15 @@ void cautionBesideAContendedMutex(GroupAnalysis &g) {
       "before the waiter it woke runs and save a hand-off, a gain slowing it "
       "down cannot show: cross-check with --speedup",
       100 * g.mutexWaitShare));
-  g.verdict += "; beside a contended mutex, where slowing down cannot see "
-               "a faster hand-off: cross-check with --speedup";
+  g.verdict += CrossCheckAdvice;
+  g.crossCheck.wanted = true;
 }
 
 } // namespace
+
+const char *const CrossCheckAdvice =
+    "; beside a contended mutex, where slowing down cannot see a faster "
+    "hand-off: cross-check with --speedup";
 
 const char *shapeName(Shape shape) {
   switch (shape) {

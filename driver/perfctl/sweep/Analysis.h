@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace perfcc::perfctl {
@@ -109,6 +110,19 @@ struct Extrapolation {
   std::string note;
 };
 
+/// A slack verdict beside a contended mutex, measured again by a virtual
+/// speedup, the side slowing down cannot see (sweep/CrossCheck.h).
+struct CrossCheck {
+  bool wanted = false;  ///< the caveat applies
+  bool ran = false;     ///< measured: percent, gainPercent, valid
+  std::string why;      ///< why it did not run, or why it is not valid
+  unsigned percent = 0; ///< the largest speedup measured
+  Estimate gainPercent; ///< the gain at it
+  bool valid = false;
+  /// Every speedup measured (percent, gain), the baseline left out.
+  std::vector<std::pair<unsigned, Estimate>> levels;
+};
+
 struct GroupAnalysis {
   std::string name, file;
   std::vector<LevelStats> levels;
@@ -150,8 +164,13 @@ struct GroupAnalysis {
   /// A negative group's loss through how often it runs (CallRateModel.h).
   CallRateModel callRate;
   std::vector<Extrapolation> extrapolations;
+  CrossCheck crossCheck;
   std::string verdict; ///< "on the critical path (linear), pass-through ..."
 };
+
+/// What a verdict beside a contended mutex ends with until the cross-check
+/// has run (sweep/CrossCheck.h replaces it with the answer).
+extern const char *const CrossCheckAdvice;
 
 struct SweepAnalysis {
   Summary unarmedThroughput;

@@ -118,6 +118,24 @@ json callRateJson(const CallRateModel &m) {
           {"period", report::line(m.period, "slope")}};
 }
 
+/// null where no cross-check was wanted (sweep/CrossCheck.h).
+json crossCheckJson(const CrossCheck &c) {
+  if (!c.wanted)
+    return nullptr;
+  json levels = json::array();
+  for (const auto &[percent, gain] : c.levels)
+    levels.push_back({{"percent", percent},
+                      {"gain_percent", c.valid ? estimate(gain) : nullptr}});
+  return {{"ran", c.ran},
+          {"valid", c.ran && c.valid},
+          {"why", c.why},
+          {"folder", c.ran ? json("cross-check") : json(nullptr)},
+          {"percent", c.ran ? json(c.percent) : json(nullptr)},
+          {"gain_percent",
+           c.ran && c.valid ? estimate(c.gainPercent) : json(nullptr)},
+          {"levels", levels}};
+}
+
 json groupJson(const GroupAnalysis &g) {
   json levels = json::array();
   for (const LevelStats &l : g.levels)
@@ -173,7 +191,8 @@ json groupJson(const GroupAnalysis &g) {
               {"f", number(h.fStatistic)},
               {"p", number(h.pValue)}}}}},
           {"call_rate_model", callRateJson(g.callRate)},
-          {"extrapolation", extrapolations}};
+          {"extrapolation", extrapolations},
+          {"cross_check", crossCheckJson(g.crossCheck)}};
 }
 
 } // namespace

@@ -6,6 +6,7 @@
 #include "speedup/Plot.h"
 #include "speedup/Report.h"
 #include "sweep/Analysis.h"
+#include "sweep/CrossCheck.h"
 #include "sweep/Plan.h"
 #include "sweep/Plot.h"
 #include "sweep/Progress.h"
@@ -17,6 +18,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -129,6 +131,13 @@ void addSweepOptions(CLI::App &sweep, SweepArgs &args) {
   sweep.add_option("--pin", args.pin,
                    "run the program on these CPUs only (2-3, 0,2): keeps it "
                    "off cores that other load uses");
+  sweep
+      .add_option("--cross-check", args.crossCheck,
+                  "auto: a slack verdict beside a contended mutex (which "
+                  "slowing down cannot judge) is measured again by virtual "
+                  "speedups, into OUT/cross-check, within the budget; off")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "off"}));
   sweep.add_flag("--quiet", o.quiet, "no progress on stderr");
   for (auto [name, type] : {std::pair{"--targets", "FILE"},
                             {"--group", "NAME=FILE"},
@@ -149,7 +158,8 @@ void addSweepOptions(CLI::App &sweep, SweepArgs &args) {
                             {"--confidence", "C"},
                             {"--extrapolate", "LIST"},
                             {"--timeout", "SECONDS"},
-                            {"--pin", "CPUS"}})
+                            {"--pin", "CPUS"},
+                            {"--cross-check", "auto|off"}})
     sweep.get_option(name)->type_name(type);
   sweep.add_option("command", o.command, "the command to run, after --")
       ->required()
@@ -233,8 +243,12 @@ int checkSweepArgs(SweepArgs &args, SweepPlan &plan) {
       return usageError("--budget: " + error);
     o.budgetS = *budget;
   }
-  if (!args.speedup.empty())
+  if (!args.speedup.empty()) {
+    if (args.crossCheck != "auto")
+      return usageError("--cross-check is a speed-bump sweep's: --speedup "
+                        "already measures by virtual speedups");
     return checkSpeedupArgs(args, groups, plan);
+  }
   o.autoDelays = args.delays == "auto";
   std::optional<std::vector<std::uint64_t>> delays =
       o.autoDelays ? std::vector<std::uint64_t>{0}
@@ -324,6 +338,7 @@ int reportSpeedups(SweepState &state, const std::vector<std::string> &names,
 } // namespace
 
 int perfcc::perfctl::runSweepCommand(SweepArgs &args) {
+  auto start = std::chrono::steady_clock::now();
   SweepState state;
   if (int rc = checkSweepArgs(args, state.plan))
     return rc;
@@ -387,6 +402,17 @@ int perfcc::perfctl::runSweepCommand(SweepArgs &args) {
                                         pointsOf(state), o.analysis);
   recordSizing(state, analysis);
   adviseUnsettled(state, analysis);
+  if (args.crossCheck == "auto") {
+    double elapsedS =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    // The speed-bump answer is kept on disk first: a cross-check that is
+    // interrupted loses nothing measured before it.
+    if (!writeSweepJson(state, &analysis, error))
+      return fmt::print(stderr, "perfctl: error: {}\n", error), 1;
+    if (int rc = runCrossCheck(state, analysis, o.budgetS - elapsedS))
+      return rc;
+  }
   if (!writeSweepJson(state, &analysis, error))
     return fmt::print(stderr, "perfctl: error: {}\n", error), 1;
   std::string message;

@@ -26,6 +26,9 @@ struct SweepArgs {
   std::string pin;    ///< --pin: a CPU list
   bool repeatsGiven = false, budgetGiven = false;
   std::string speedup; ///< --speedup: percents; empty: speed bumps
+  /// --cross-check: auto (a slack verdict beside a contended mutex is
+  /// measured again by virtual speedups, sweep/CrossCheck.h) or off.
+  std::string crossCheck = "auto";
   std::vector<std::string> groups;
   bool wallTime = false;
   double work = 0;

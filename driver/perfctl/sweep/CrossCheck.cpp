@@ -1,0 +1,169 @@
+//===- CrossCheck.cpp - a slack verdict measured from the other side -----===//
+#include "sweep/CrossCheck.h"
+
+#include "speedup/Plot.h"
+#include "speedup/Report.h"
+#include "sweep/GroupRanking.h"
+#include "sweep/Plan.h"
+#include "sweep/Report.h"
+#include "sweep/Rounds.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace perfcc::perfctl {
+
+namespace {
+
+/// The verdict without the advice to cross-check by hand.
+std::string withoutAdvice(const std::string &verdict) {
+  std::string advice = CrossCheckAdvice;
+  std::size_t at = verdict.find(advice);
+  if (at == std::string::npos)
+    return verdict;
+  return verdict.substr(0, at) + verdict.substr(at + advice.size());
+}
+
+} // namespace
+
+std::vector<unsigned> crossCheckPercents(const AnalysisSettings &settings) {
+  std::vector<unsigned> percents;
+  for (unsigned p : settings.speedupPercents)
+    if (p > BaselinePercent && p < 100)
+      percents.push_back(p);
+  std::sort(percents.begin(), percents.end());
+  percents.erase(std::unique(percents.begin(), percents.end()), percents.end());
+  if (percents.empty())
+    percents = {25, 50};
+  return percents;
+}
+
+std::string crossCheckBlocker(const SweepOptions &options) {
+  if (options.throughput.source != ThroughputSource::Progress)
+    return "a virtual speedup needs the throughput from a progress point";
+  if (options.frequency != 1)
+    return "a virtual speedup times every call, and --frequency is set";
+  return {};
+}
+
+void applyCrossCheck(GroupAnalysis &group, const SpeedupGroup &measured) {
+  CrossCheck &c = group.crossCheck;
+  c.ran = true;
+  c.valid = measured.valid;
+  c.percent = measured.headlinePercent;
+  c.gainPercent = measured.headline;
+  c.levels.clear();
+  for (const SpeedupLevel &level : measured.levels)
+    if (level.percent != BaselinePercent)
+      c.levels.emplace_back(level.percent, level.gainPercent);
+  std::string verdict = withoutAdvice(group.verdict);
+  if (!measured.valid) {
+    c.why = measured.reason;
+    group.verdict = verdict + fmt::format("; beside a contended mutex, and "
+                                          "the virtual-speedup cross-check "
+                                          "could not tell: {}",
+                                          measured.reason);
+    return;
+  }
+  const Estimate &gain = c.gainPercent;
+  std::string measuredText =
+      fmt::format("{:+.1f}% [{:+.1f}%, {:+.1f}%] if {}% faster", gain.value,
+                  gain.ci.lo, gain.ci.hi, c.percent);
+  bool slack = group.shape == Shape::Threshold || group.shape == Shape::None;
+  std::string meaning =
+      gain.ci.lo > 0
+          ? std::string("a faster call saves hand-offs of the mutex: worth "
+                        "speeding up") +
+                (slack ? ", though slowing it down shows slack" : "")
+      : gain.ci.hi < 0 ? "speeding it up would slow the program down"
+                       : "no gain or loss shown (the interval holds 0)";
+  group.verdict = verdict + fmt::format("; beside a contended mutex, sped up "
+                                        "virtually (cross-check): {}, {}",
+                                        measuredText, meaning);
+  group.evidence.push_back(fmt::format(
+      "cross-check by virtual speedups (cross-check/report.md): {}, {}",
+      measuredText, meaning));
+}
+
+int runCrossCheck(const SweepState &main, SweepAnalysis &analysis,
+                  double budgetLeftS) {
+  std::vector<std::size_t> wanted;
+  for (std::size_t i = 0; i < analysis.groups.size(); ++i)
+    if (analysis.groups[i].crossCheck.wanted)
+      wanted.push_back(i);
+  if (wanted.empty())
+    return 0;
+  const SweepOptions &o = main.options;
+  if (std::string blocker = crossCheckBlocker(o); !blocker.empty()) {
+    for (std::size_t i : wanted) {
+      analysis.groups[i].crossCheck.why = "not run: " + blocker;
+      analysis.groups[i].verdict += " (" + blocker + ")";
+    }
+    analysis.answer = answerOf(analysis.groups, analysis.ranking);
+    return 0;
+  }
+  SweepState check;
+  check.options = o;
+  SweepOptions &c = check.options;
+  c.outDir = o.outDir + "/cross-check";
+  c.speedups = crossCheckPercents(o.analysis);
+  c.delays.clear();
+  c.autoDelays = false;
+  // Five repeats to begin with, as a speedup sweep has: a gain is a
+  // difference of two medians.
+  c.repeats = std::max(o.repeats, 5u);
+  // What is left of the budget, and at least a quarter of it: a sweep
+  // whose speed-bump part spent it all (an answer that did not settle) is
+  // the one that needs the cross-check most.
+  c.budgetS = std::max(budgetLeftS, o.budgetS / 4);
+  c.analysis.speedupsNs.clear();
+  c.analysis.speedupPercents.clear();
+  c.groups.clear();
+  std::vector<std::string> names, files, who;
+  for (std::size_t i : wanted) {
+    c.groups.push_back(main.plan.groups[i]);
+    names.push_back(main.plan.groups[i].name);
+    files.push_back(main.plan.groups[i].file);
+  }
+  check.plan = makeSpeedupPlan(c.groups, c.speedups, c.repeats, c.seed);
+  if (!o.quiet)
+    fmt::print(stderr,
+               "perfctl: cross-checking {} by virtual speedups (slack beside "
+               "a contended mutex, where slowing down cannot see a faster "
+               "hand-off), into {}\n",
+               fmt::join(names, ", "), c.outDir);
+  int rc = runPlannedRuns(check, names, files);
+  if (rc == 130)
+    return rc;
+  std::string error;
+  if (rc != 0) {
+    for (std::size_t i : wanted) {
+      analysis.groups[i].crossCheck.why = "failed: " + check.error;
+      analysis.groups[i].verdict +=
+          " (the cross-check failed: " + check.error + ")";
+    }
+    analysis.answer = answerOf(analysis.groups, analysis.ranking);
+    fmt::print(stderr, "perfctl: warning: the cross-check failed: {}\n",
+               check.error);
+    return 0;
+  }
+  warnIfMachineBusy(check);
+  SpeedupAnalysis speedups = analyzeSpeedups(
+      names, files, check.plan.speedups, speedupPointsOf(check), c.analysis);
+  adviseUnsettled(check, speedups);
+  std::string message;
+  bool plotted = writeSpeedupPlot(check, speedups, message);
+  if (!writeSweepJson(check, nullptr, error, &speedups) ||
+      !writeSpeedupMarkdown(check, speedups, plotted, error))
+    fmt::print(stderr, "perfctl: warning: the cross-check's files: {}\n",
+               error);
+  for (std::size_t k = 0; k < wanted.size(); ++k)
+    applyCrossCheck(analysis.groups[wanted[k]], speedups.groups[k]);
+  analysis.answer = answerOf(analysis.groups, analysis.ranking);
+  return 0;
+}
+
+} // namespace perfcc::perfctl

@@ -1,0 +1,52 @@
+//===- CrossCheck.h - a slack verdict measured from the other side -*- C++
+//-*-===//
+//
+// Speed bumps slow a function down; beside a contended mutex that cannot
+// show what a faster call gains (back sooner, its thread takes the mutex
+// again before the waiter it woke runs, and saves a hand-off), so a slack
+// verdict there may be wrong (docs/methodology.md, Locks). After such a
+// sweep, unless --cross-check off, perfctl measures those groups again by
+// virtual speedups (Coz's mode, which speeds the function up) into
+// OUT/cross-check/, within what is left of the budget (at least a quarter
+// of it), and each verdict
+// ends with what they say instead of the advice to cross-check by hand.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PERFCC_DRIVER_PERFCTL_SWEEP_CROSSCHECK_H
+#define PERFCC_DRIVER_PERFCTL_SWEEP_CROSSCHECK_H
+
+#include "speedup/Analysis.h"
+#include "sweep/Analysis.h"
+#include "sweep/Runner.h"
+
+#include <string>
+#include <vector>
+
+namespace perfcc::perfctl {
+
+/// The speedups a cross-check measures: --extrapolate's percents when
+/// given, else 25% and 50%.
+std::vector<unsigned> crossCheckPercents(const AnalysisSettings &settings);
+
+/// Why \p options cannot run a virtual-speedup sweep (its throughput is not
+/// a progress point's, or --frequency is set); empty when they can.
+std::string crossCheckBlocker(const SweepOptions &options);
+
+/// Records \p measured (the group's virtual-speedup result) in \p group and
+/// rewrites the end of its verdict with what it says: a gain, a loss, or
+/// neither, at the largest speedup measured.
+void applyCrossCheck(GroupAnalysis &group, const SpeedupGroup &measured);
+
+/// Runs the cross-check of every group of \p analysis that wants one, as a
+/// speedup sweep of those groups into OUT/cross-check (its own sweep.json,
+/// report.md, plot), within \p budgetLeftS or a quarter of the sweep's
+/// budget, whichever is more (its first repeats always run),
+/// and applies the results; the answer is rebuilt. A cross-check that
+/// cannot run or fails leaves the speed-bump answer standing, with why in
+/// each group's crossCheck. Returns 0, or 130 when interrupted.
+int runCrossCheck(const SweepState &main, SweepAnalysis &analysis,
+                  double budgetLeftS);
+
+} // namespace perfcc::perfctl
+
+#endif // PERFCC_DRIVER_PERFCTL_SWEEP_CROSSCHECK_H
