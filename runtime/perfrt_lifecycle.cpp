@@ -27,6 +27,7 @@ PERFRT_NOINSTR_BEGIN
 #include "perfrt_spill.h"
 #include "perfrt_summary.h"
 #include "perfrt_trace_writer.h"
+#include "perfrt_work.h"
 
 #include "perfcc/ABI.h"
 
@@ -97,6 +98,7 @@ void afterForkInChild() {
   spansAfterFork();
   traceAfterFork();
   progressAfterFork();
+  workAfterFork();
   gpuStoreAfterFork();
   gpuRawAfterFork();
   signalsAfterFork();

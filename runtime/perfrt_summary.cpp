@@ -14,6 +14,7 @@ PERFRT_NOINSTR_BEGIN
 #include "perfrt_runtime.h"
 #include "perfrt_speedup.h"
 #include "perfrt_thread.h"
+#include "perfrt_work.h"
 
 #include "perfcc/OutputSchema.h"
 
@@ -88,6 +89,28 @@ void statsFields(JsonOut &out, const FnStats &s) {
 
 double ticksToSeconds(uint64_t ticks) {
   return double(durationToNs(ticks)) / 1e9;
+}
+
+void workFields(JsonOut &out, const WorkTotals &w) {
+  out.key(key::WorkBytes, true).u64(w.bytes);
+  out.key(key::WorkFlops).u64(w.flops);
+  out.key(key::WorkReports).u64(w.reports);
+}
+
+/// What perf_work reported for \p fn's calls, and per second of their
+/// inclusive time \p s (all threads); nothing when it reported none.
+void writeWork(JsonOut &out, uint32_t fn, const FnStats &s) {
+  WorkTotals w;
+  if (!workOf(fn, w))
+    return;
+  double seconds = ticksToSeconds(s.inclTotal);
+  out.key(key::Work).ch('{');
+  workFields(out, w);
+  out.key(key::WorkBytesPerS).dbl(seconds > 0 ? double(w.bytes) / seconds : 0);
+  out.key(key::WorkFlopsPerS).dbl(seconds > 0 ? double(w.flops) / seconds : 0);
+  out.key(key::WorkFlopsPerByte)
+      .dbl(w.bytes ? double(w.flops) / double(w.bytes) : 0);
+  out.ch('}');
 }
 
 /// The measurement window, what the speed bumps did in it, and the progress
@@ -280,6 +303,12 @@ bool summaryWrite(char *path, unsigned pathSize, const char *traceFile) {
   out.key(key::DroppedUnmatchedExits).u64(unmatched);
   out.key(key::DroppedAbandonedFrames).u64(abandoned);
   out.ch('}');
+  WorkTotals unattributed = workUnattributed();
+  if (unattributed.reports) {
+    out.key(key::WorkUnattributed).ch('{');
+    workFields(out, unattributed);
+    out.ch('}');
+  }
 
   writeWindowDelayProgress(out);
 
@@ -297,6 +326,7 @@ bool summaryWrite(char *path, unsigned pathSize, const char *traceFile) {
     out.key(key::File).str(f.file);
     out.key(key::Line).u64(f.line);
     statsFields(out, sum);
+    writeWork(out, fn, sum);
     out.key(key::Threads).ch('[');
     bool first = true;
     for (ThreadState *t = allThreads(); t; t = t->next) {

@@ -14,6 +14,7 @@ PERFRT_NOINSTR_BEGIN
 #include "perfrt_retire.h"
 #include "perfrt_runtime.h"
 #include "perfrt_spill.h"
+#include "perfrt_work.h"
 
 #include "perfcc/OutputSchema.h"
 
@@ -143,7 +144,16 @@ void writeFunctionTable() {
     out.key(key::Name, true).str(f.name);
     out.key(key::MetaFunctionMangled).str(f.mangled);
     out.key(key::ArgFile).str(f.file);
-    out.key(key::ArgLine).u64(f.line).ch('}');
+    out.key(key::ArgLine).u64(f.line);
+    WorkTotals w;
+    if (workOf(fn, w)) {
+      out.key(key::MetaFunctionWork).ch('{');
+      namespace work = perfcc::schema::summary;
+      out.key(work::WorkBytes, true).u64(w.bytes);
+      out.key(work::WorkFlops).u64(w.flops);
+      out.key(work::WorkReports).u64(w.reports).ch('}');
+    }
+    out.ch('}');
   }
   out.ch(']');
 }

@@ -8,6 +8,8 @@
 #include "engine/cpu/matmul_kernels.h"
 #include "engine/error.h"
 
+#include <perf/perf.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -204,6 +206,11 @@ void paged_attention(ThreadPool &pool, const float *q, int num_heads,
 
   thread_local std::vector<WorkItem> items;
   items.clear();
+  // The work, for perf_work: each sequence's keys and values read once,
+  // the queries read and the outputs written; q·k and p·v over every
+  // position each query row attends to.
+  const int64_t kv_esize = int64_t(dtype_size(kv.dtype));
+  uint64_t bytes = 0, attended = 0;
   for (int s = 0; s < batch.num_seqs; ++s) {
     int64_t n_q = int64_t(batch.cu_seqlens_q[s + 1]) - batch.cu_seqlens_q[s];
     int64_t len = batch.context_lens[s];
@@ -221,6 +228,9 @@ void paged_attention(ThreadPool &pool, const float *q, int num_heads,
         fail(fn, "sequence " + std::to_string(s) + " block " +
                      std::to_string(b) + " has id " + std::to_string(table[b]) +
                      " outside the cache");
+    bytes += uint64_t(len) * kv.num_kv_heads * kv.head_dim * kv_esize * 2 +
+             uint64_t(n_q) * num_heads * kv.head_dim * sizeof(float) * 2;
+    attended += uint64_t(n_q) * (len - n_q) + uint64_t(n_q) * (n_q + 1) / 2;
     // Last tiles first: they see the most keys, so scheduling them early
     // balances the threads.
     const int heads = n_q == 1 ? decode_heads : 1;
@@ -230,6 +240,7 @@ void paged_attention(ThreadPool &pool, const float *q, int num_heads,
         items.push_back({s, g, heads, int(first),
                          int(std::min<int64_t>(tokens_per_tile, n_q - first))});
   }
+  perf_work(bytes, attended * uint64_t(num_heads) * kv.head_dim * 4);
   if (items.empty())
     return;
 

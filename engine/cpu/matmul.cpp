@@ -10,6 +10,8 @@
 #include "engine/cpu/scratch_buffer.h"
 #include "engine/error.h"
 
+#include <perf/perf.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cblas.h>
@@ -166,6 +168,12 @@ void matmul(ThreadPool &pool, const float *x, int64_t m, const WeightMatrix &w,
     return;
   if (!x || !y || !w.data)
     fail("null pointer for x, y or the weight data");
+  // The work, for perf_work: the weights read once whatever m (split by
+  // output rows), x read, y written; a multiply and an add per weight and
+  // row.
+  perf_work(uint64_t(w.rows) * w.cols * dtype_size(w.dtype) +
+                uint64_t(m) * (w.rows + w.cols) * sizeof(float),
+            2 * uint64_t(m) * w.rows * w.cols);
 
   MatmulJob job;
   job.x = x;

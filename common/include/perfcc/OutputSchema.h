@@ -73,6 +73,9 @@ constexpr char MetaCpuTime[] = "cpu_time"; // spans carry tdur
 // line}] (ArgFile, ArgLine for the location).
 constexpr char MetaFunctions[] = "functions";
 constexpr char MetaFunctionMangled[] = "mangled";
+// A function's work reported by perf_work (perf/perf.h), when it reported
+// any: {"bytes", "flops", "reports"} (summary::WorkBytes...).
+constexpr char MetaFunctionWork[] = "work";
 // A trace perfctl recovered from a spill (perfctl trace recover): metadata
 // and summary `recovered`, and an instant event where the record stops.
 constexpr char PhaseInstant[] = "i";
@@ -181,6 +184,18 @@ constexpr char P50[] = "p50";
 constexpr char P99[] = "p99";
 constexpr char Min[] = "min";
 constexpr char Max[] = "max";
+// work: what perf_work reported for the function's calls (perf/perf.h),
+// present when it reported any: totals, and per second of its inclusive
+// time (summed over threads). work_unattributed at the top: reports made
+// outside any recorded call.
+constexpr char Work[] = "work";
+constexpr char WorkBytes[] = "bytes";
+constexpr char WorkFlops[] = "flops";
+constexpr char WorkReports[] = "reports";
+constexpr char WorkBytesPerS[] = "bytes_per_s";
+constexpr char WorkFlopsPerS[] = "flops_per_s";
+constexpr char WorkFlopsPerByte[] = "flops_per_byte";
+constexpr char WorkUnattributed[] = "work_unattributed";
 // threads[]: per function, and for the whole run.
 constexpr char Threads[] = "threads";
 constexpr char Tid[] = "tid";

@@ -88,7 +88,25 @@ struct MergedFunction {
   // PERFCC_CPU_TIME: CPU time totals, summed (any process had them).
   bool cpu = false;
   std::uint64_t cpuCalls = 0, cpuInclusive = 0, cpuExclusive = 0;
+  // perf_work's totals, summed (any process had them).
+  bool work = false;
+  std::uint64_t workBytes = 0, workFlops = 0, workReports = 0;
 };
+
+/// Adds a "work" object's counts to \p bytes, \p flops and \p reports;
+/// false when \p work is not one (a count missing or not a count).
+bool addWork(const json &work, std::uint64_t &bytes, std::uint64_t &flops,
+             std::uint64_t &reports) {
+  if (!work.is_object())
+    return false;
+  for (const char *count : {key::WorkBytes, key::WorkFlops, key::WorkReports})
+    if (!work.contains(count) || !isCount(work[count]))
+      return false;
+  bytes += work[key::WorkBytes].get<std::uint64_t>();
+  flops += work[key::WorkFlops].get<std::uint64_t>();
+  reports += work[key::WorkReports].get<std::uint64_t>();
+  return true;
+}
 
 } // namespace
 
@@ -104,6 +122,9 @@ json mergeSummaries(const std::vector<SummaryFile> &summaries,
   std::map<std::string, std::uint64_t> dropped;
   std::uint64_t windowStart = 0, windowEnd = 0;
   bool anyWindow = false;
+  bool anyUnattributed = false;
+  std::uint64_t unattributedBytes = 0, unattributedFlops = 0,
+                unattributedReports = 0;
   std::map<std::string, json> progress; // by name
   std::vector<std::string> progressOrder;
 
@@ -129,6 +150,10 @@ json mergeSummaries(const std::vector<SummaryFile> &summaries,
       windowEnd = anyWindow ? std::max(windowEnd, end) : end;
       anyWindow = true;
     }
+    if (auto u = doc.find(key::WorkUnattributed); u != doc.end())
+      anyUnattributed = addWork(*u, unattributedBytes, unattributedFlops,
+                                unattributedReports) ||
+                        anyUnattributed;
     for (const json &fn : arrayAt(doc, key::Functions, file)) {
       if (!fn.is_object())
         throw std::runtime_error(fmt::format(
@@ -160,6 +185,8 @@ json mergeSummaries(const std::vector<SummaryFile> &summaries,
         m.cpuExclusive +=
             numberAt<std::uint64_t>(*c, key::CpuExclusive, file, "cpu_ns");
       }
+      if (auto w = fn.find(key::Work); w != fn.end())
+        m.work = addWork(*w, m.workBytes, m.workFlops, m.workReports) || m.work;
       m.calls += calls;
       m.inclusive.add(incl, calls, file);
       m.exclusive.add(excl, calls, file);
@@ -242,6 +269,10 @@ json mergeSummaries(const std::vector<SummaryFile> &summaries,
                         {key::DurationNs, windowEnd - windowStart}};
   }
   out[key::Dropped] = dropped;
+  if (anyUnattributed)
+    out[key::WorkUnattributed] = {{key::WorkBytes, unattributedBytes},
+                                  {key::WorkFlops, unattributedFlops},
+                                  {key::WorkReports, unattributedReports}};
   json fns = json::array();
   for (const Identity &id : order) {
     MergedFunction &m = functions.at(id);
@@ -259,6 +290,22 @@ json mergeSummaries(const std::vector<SummaryFile> &summaries,
       fn[key::CpuNs] = {{key::Calls, m.cpuCalls},
                         {key::CpuInclusive, m.cpuInclusive},
                         {key::CpuExclusive, m.cpuExclusive}};
+    if (m.work) {
+      // Rates over the merged inclusive time, as the runtime computes them.
+      double seconds =
+          double(fn[key::InclusiveNs].value(key::Total, std::uint64_t(0))) /
+          1e9;
+      fn[key::Work] = {
+          {key::WorkBytes, m.workBytes},
+          {key::WorkFlops, m.workFlops},
+          {key::WorkReports, m.workReports},
+          {key::WorkBytesPerS,
+           seconds > 0 ? double(m.workBytes) / seconds : 0.0},
+          {key::WorkFlopsPerS,
+           seconds > 0 ? double(m.workFlops) / seconds : 0.0},
+          {key::WorkFlopsPerByte,
+           m.workBytes ? double(m.workFlops) / double(m.workBytes) : 0.0}};
+    }
     fn[key::Processes] = std::move(m.processes);
     fn[key::Threads] = std::move(m.threads);
     fns.push_back(std::move(fn));

@@ -91,6 +91,7 @@ TraceReport analyzeTrace(const TraceModel &model,
   LaunchIndex launches(model);
   r.hostThreads = timelines.all().size();
   r.hot = analyzeHotFunctions(model, timelines);
+  r.roofline = analyzeFunctionRoofline(model, r.hot);
   r.apiCalls = model.apiCalls.size();
   r.gpuRecords = model.gpuRecords.size();
   std::vector<DeviceUsage> usage =

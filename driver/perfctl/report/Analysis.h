@@ -14,6 +14,7 @@
 #define PERFCC_DRIVER_PERFCTL_REPORT_ANALYSIS_H
 
 #include "report/DataQuality.h"
+#include "report/FunctionRoofline.h"
 #include "report/GpuUsage.h"
 #include "report/HotFunctions.h"
 #include "report/IdleAttribution.h"
@@ -50,6 +51,8 @@ struct TraceReport {
   TimeRange extent;
   std::size_t hostThreads = 0;
   HotFunctions hot;
+  /// Functions whose calls reported their work (perf_work).
+  std::vector<FunctionRooflineRow> roofline;
   std::vector<DeviceReport> devices; ///< by ordinal
   std::uint64_t apiCalls = 0, gpuRecords = 0;
   KernelTable kernels;

@@ -58,6 +58,24 @@ json functions(const TraceModel &model, const std::vector<FunctionTime> &fs,
   return out;
 }
 
+json work(const TraceModel &model, const std::vector<FunctionRooflineRow> &rows,
+          const ReportOptions &o) {
+  json out = json::array();
+  for (std::size_t i = 0; i < shown(rows.size(), o); ++i) {
+    const FunctionRooflineRow &w = rows[i];
+    out.push_back(json{{key::Name, nameOrNull(model, w.name)},
+                       {key::Calls, w.calls},
+                       {key::InclusiveNs, w.inclusive},
+                       {key::WorkBytes, w.bytes},
+                       {key::WorkFlops, w.flops},
+                       {key::WorkReports, w.reports},
+                       {key::WorkBytesPerS, w.bytesPerS},
+                       {key::WorkFlopsPerS, w.flopsPerS},
+                       {key::WorkFlopsPerByte, w.flopsPerByte}});
+  }
+  return out;
+}
+
 json host(const TraceModel &model, const TraceReport &r,
           const ReportOptions &o) {
   json threads = json::array();
@@ -77,7 +95,8 @@ json host(const TraceModel &model, const TraceReport &r,
       {key::BusyNs, r.hot.busy},
       {key::FunctionCount, r.hot.process.size()},
       {key::Functions, functions(model, r.hot.process, o, r.hot.cpuTime)},
-      {key::PerThread, threads}};
+      {key::PerThread, threads},
+      {key::Work, work(model, r.roofline, o)}};
 }
 
 json byKind(const BusyByKind &b) {

@@ -63,6 +63,16 @@ constexpr char BusyNs[] = "busy_ns";
 constexpr char Functions[] = "functions";
 constexpr char FunctionCount[] = "function_count";
 constexpr char PerThread[] = "per_thread";
+// host.work: functions that reported their work (perf_work), most time
+// first: totals as the summary names them, and per second of the
+// function's inclusive time.
+constexpr const char *Work = schema::summary::Work;
+constexpr const char *WorkBytes = schema::summary::WorkBytes;
+constexpr const char *WorkFlops = schema::summary::WorkFlops;
+constexpr const char *WorkReports = schema::summary::WorkReports;
+constexpr const char *WorkBytesPerS = schema::summary::WorkBytesPerS;
+constexpr const char *WorkFlopsPerS = schema::summary::WorkFlopsPerS;
+constexpr const char *WorkFlopsPerByte = schema::summary::WorkFlopsPerByte;
 // gpu: devices, streams, kernels.
 constexpr char Gpu[] = "gpu";
 constexpr char Records[] = "records";

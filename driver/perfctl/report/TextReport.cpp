@@ -133,6 +133,31 @@ void writeWallAgainstCpu(Document &doc, const TraceModel &model,
   doc.table(t);
 }
 
+/// Bytes and FLOPs per second of the functions that reported their work
+/// (perf_work), most time first.
+void writeRoofline(Document &doc, const TraceModel &model, const TraceReport &r,
+                   const ReportOptions &o) {
+  if (r.roofline.empty())
+    return;
+  doc.title("Work per function: bytes moved and FLOPs done (perf_work)");
+  doc.line("Per second of the function's inclusive time; FLOP/byte says which "
+           "ceiling applies (below the machine's FLOP/s over its GB/s: the "
+           "memory bandwidth). Most time first.");
+  Table t;
+  t.header = {"function", "calls", "inclusive", "bytes",
+              "GB/s",     "FLOPs", "GFLOP/s",   "FLOP/byte"};
+  t.nameColumns = {true};
+  for (std::size_t i = 0; i < shown(r.roofline.size(), o); ++i) {
+    const FunctionRooflineRow &w = r.roofline[i];
+    t.rows.push_back(
+        {functionLabel(model, w.name), std::to_string(w.calls), ns(w.inclusive),
+         humanBytes(double(w.bytes)), fmt::format("{:.2f}", w.bytesPerS / 1e9),
+         humanCount(double(w.flops)), fmt::format("{:.2f}", w.flopsPerS / 1e9),
+         fmt::format("{:.2f}", w.flopsPerByte)});
+  }
+  doc.table(t);
+}
+
 void noGpu(Document &doc, const TraceModel &model) {
   std::string why;
   if (model.metadata.gpu && !model.metadata.gpu->cupti.empty())
@@ -339,6 +364,7 @@ std::string renderReportDocument(const TraceModel &model,
   writeRun(doc, model, report, file);
   writeHot(doc, model, report, options);
   writeWallAgainstCpu(doc, model, report, options);
+  writeRoofline(doc, model, report, options);
   writeGpuUsage(doc, model, report);
   writeIdle(doc, model, report, options);
   writeLaunch(doc, model, report);

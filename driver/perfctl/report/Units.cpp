@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <iterator>
 
 namespace perfcc::perfctl {
 
@@ -35,6 +36,27 @@ std::string humanNs(double ns) {
   if (ns < 999.5e9)
     return threeDigits(ns / 1e9) + " s";
   return fmt::format("{:.0f} s", ns / 1e9);
+}
+
+std::string humanCount(double n) {
+  if (std::isnan(n))
+    return "-";
+  if (n < 999.5)
+    return fmt::format("{:.0f}", n);
+  // Decimal prefixes, as GB/s and GFLOP/s are.
+  static const char *const prefixes[] = {"k", "M", "G", "T", "P", "E"};
+  double scaled = n / 1e3;
+  std::size_t i = 0;
+  while (scaled >= 999.5 && i + 1 < std::size(prefixes)) {
+    scaled /= 1e3;
+    ++i;
+  }
+  return threeDigits(scaled) + " " + prefixes[i];
+}
+
+std::string humanBytes(double bytes) {
+  std::string n = humanCount(bytes);
+  return n.find(' ') == std::string::npos ? n + " B" : n + "B";
 }
 
 double percent(double part, double whole) {

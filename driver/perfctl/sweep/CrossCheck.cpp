@@ -27,6 +27,17 @@ std::string withoutAdvice(const std::string &verdict) {
   return verdict.substr(0, at) + verdict.substr(at + advice.size());
 }
 
+/// The verdict with \p why said right after the advice to cross-check by
+/// hand (or at its end, when the advice is not there).
+std::string afterAdvice(const std::string &verdict, const std::string &why) {
+  std::string advice = CrossCheckAdvice;
+  std::size_t at = verdict.find(advice);
+  if (at == std::string::npos)
+    return verdict + " (" + why + ")";
+  at += advice.size();
+  return verdict.substr(0, at) + " (" + why + ")" + verdict.substr(at);
+}
+
 } // namespace
 
 std::vector<unsigned> crossCheckPercents(const AnalysisSettings &settings) {
@@ -100,7 +111,8 @@ int runCrossCheck(const SweepState &main, SweepAnalysis &analysis,
   if (std::string blocker = crossCheckBlocker(o); !blocker.empty()) {
     for (std::size_t i : wanted) {
       analysis.groups[i].crossCheck.why = "not run: " + blocker;
-      analysis.groups[i].verdict += " (" + blocker + ")";
+      analysis.groups[i].verdict =
+          afterAdvice(analysis.groups[i].verdict, blocker);
     }
     analysis.answer = answerOf(analysis.groups, analysis.ranking);
     return 0;
@@ -142,8 +154,8 @@ int runCrossCheck(const SweepState &main, SweepAnalysis &analysis,
   if (rc != 0) {
     for (std::size_t i : wanted) {
       analysis.groups[i].crossCheck.why = "failed: " + check.error;
-      analysis.groups[i].verdict +=
-          " (the cross-check failed: " + check.error + ")";
+      analysis.groups[i].verdict = afterAdvice(
+          analysis.groups[i].verdict, "the cross-check failed: " + check.error);
     }
     analysis.answer = answerOf(analysis.groups, analysis.ranking);
     fmt::print(stderr, "perfctl: warning: the cross-check failed: {}\n",

@@ -111,6 +111,12 @@ void TraceModel::canonicalize() {
     remap(e.name, newId);
   for (ThreadInfo &e : threads)
     remap(e.name, newId);
+  for (FunctionWork &e : work)
+    remap(e.name, newId);
+  std::sort(work.begin(), work.end(),
+            [](const FunctionWork &a, const FunctionWork &b) {
+              return a.name < b.name;
+            });
 
   std::sort(cpuOps.begin(), cpuOps.end(), [](const CpuOp &a, const CpuOp &b) {
     if (!(a.thread == b.thread))

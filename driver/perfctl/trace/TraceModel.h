@@ -174,6 +174,13 @@ struct TraceMetadata {
   nlohmann::json raw = nlohmann::json::object();
 };
 
+/// What perf_work reported for a function's calls (the trace's function
+/// table; perf/perf.h): summed over the entries of one name.
+struct FunctionWork {
+  NameId name = NoName;
+  std::uint64_t bytes = 0, flops = 0, reports = 0;
+};
+
 /// What the reader met and did not use.
 struct ReadIssues {
   /// Events whose fields were missing or of the wrong type (an X event
@@ -197,6 +204,7 @@ public:
   std::vector<FlowPoint> flows;
   std::vector<ProcessInfo> processes;
   std::vector<ThreadInfo> threads;
+  std::vector<FunctionWork> work; ///< functions that reported work, by name
   TraceMetadata metadata;
   ReadIssues issues;
 

@@ -12,6 +12,8 @@
 #include <fcntl.h>
 #include <functional>
 #include <limits>
+#include <map>
+#include <optional>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -473,6 +475,40 @@ void readMetadata(const json &meta, TraceMetadata &out) {
   out.gpu = g;
 }
 
+/// The work perf_work reported per function (the table's "work" objects),
+/// summed over entries of one name; malformed ones are skipped.
+void readFunctionWork(const json &table, TraceModel &model) {
+  namespace work = perfcc::schema::summary;
+  std::map<NameId, FunctionWork> byName;
+  for (const json &f : table) {
+    if (!f.is_object())
+      continue;
+    const std::string *name = stringField(f, key::Name);
+    auto w = f.find(key::MetaFunctionWork);
+    if (!name || w == f.end() || !w->is_object())
+      continue;
+    auto count = [&](const char *field) -> std::optional<std::uint64_t> {
+      auto v = w->find(field);
+      if (v == w->end() || !v->is_number_integer() ||
+          (!v->is_number_unsigned() && v->get<std::int64_t>() < 0))
+        return std::nullopt;
+      return v->get<std::uint64_t>();
+    };
+    auto bytes = count(work::WorkBytes), flops = count(work::WorkFlops),
+         reports = count(work::WorkReports);
+    if (!bytes || !flops || !reports)
+      continue;
+    FunctionWork &sum = byName[model.intern(*name)];
+    sum.bytes += *bytes;
+    sum.flops += *flops;
+    sum.reports += *reports;
+  }
+  for (auto &[name, w] : byName) {
+    w.name = name;
+    model.work.push_back(w);
+  }
+}
+
 /// Gives each call without a file and line of its own (every call the
 /// runtime writes: a call's location is its function's) its function's from
 /// metadata's table; where overloads share a name, the first one listed, as
@@ -497,6 +533,7 @@ void locateCalls(const json &meta, TraceModel &model) {
         model.intern(*name),
         Location{model.intern(*file), intOr(f, key::ArgLine, 0)});
   }
+  readFunctionWork(*table, model);
   for (CpuOp &op : model.cpuOps) {
     if (op.file != NoName)
       continue;

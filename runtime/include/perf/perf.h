@@ -1,7 +1,8 @@
 /* perf/perf.h - the one header an application includes to talk to perfcc.
  *
- * Progress points (what a speed-bump experiment measures), thread names and
- * an early flush. A program that includes this header but is built without
+ * Progress points (what a speed-bump experiment measures), the work a call
+ * did (bytes and FLOPs, for a roofline per function), thread names and an
+ * early flush. A program that includes this header but is built without
  * perfcc still compiles, links and runs: the runtime's functions are weak
  * references, null when libperfrt.so is absent, and every call below is then
  * a no-op.
@@ -33,6 +34,7 @@ void perfcc_latency_begin(struct perf_progress_point *point)
     __attribute__((weak));
 void perfcc_latency_end(struct perf_progress_point *point)
     __attribute__((weak));
+void perfcc_work(uint64_t bytes, uint64_t flops) __attribute__((weak));
 
 #ifdef __cplusplus
 }
@@ -69,6 +71,16 @@ void perfcc_latency_end(struct perf_progress_point *point)
 static inline void perf_flush(void) {
   if (perfcc_flush)
     perfcc_flush();
+}
+
+/* The work the innermost instrumented call open on this thread did: bytes
+ * it moved (read and written) and floating-point operations. Summed per
+ * function into the summary and the trace's function table, where perfctl
+ * report divides them by the function's time (GB/s, FLOP/s). Call it once a
+ * call (a matmul: its weights, inputs and outputs, 2*m*n*k), not per row. */
+static inline void perf_work(uint64_t bytes, uint64_t flops) {
+  if (perfcc_work)
+    perfcc_work(bytes, flops);
 }
 
 /* Names the calling thread in the trace and the summary (up to 63 bytes),

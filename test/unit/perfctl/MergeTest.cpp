@@ -283,3 +283,35 @@ TEST(SummaryMerge, ExactWhereItCanBeAndEachProcessKept) {
   EXPECT_THROW(mergeSummaries({{"c", {{s::Functions, 3}}}}, "9.9"),
                std::runtime_error);
 }
+
+TEST(SummaryMerge, WorkIsSummedAndItsRatesTakenOverTheMergedTime) {
+  // perf_work's totals add over processes; the rates are over the merged
+  // inclusive time (3,000 ns), as the runtime computes them; a malformed
+  // work object adds nothing; work outside any call adds at the top.
+  namespace s = perfcc::schema::summary;
+  auto a = summary(1, 10, 1000, 50, 300, 5000);
+  auto b = summary(2, 30, 2000, 20, 90, 5500);
+  auto c = summary(3, 0, 0, 0, 0, 0);
+  a[s::Functions][0][s::Work] = {
+      {s::WorkBytes, 6000}, {s::WorkFlops, 100}, {s::WorkReports, 10}};
+  b[s::Functions][0][s::Work] = {
+      {s::WorkBytes, 3000}, {s::WorkFlops, 200}, {s::WorkReports, 30}};
+  c[s::Functions][0][s::Work] = {
+      {s::WorkBytes, -5}, {s::WorkFlops, 1}, {s::WorkReports, 1}};
+  a[s::WorkUnattributed] = {
+      {s::WorkBytes, 7}, {s::WorkFlops, 7}, {s::WorkReports, 1}};
+  auto out = mergeSummaries({{"a", a}, {"b", b}, {"c", c}}, "9.9");
+  const auto &work = out[s::Functions][0][s::Work];
+  EXPECT_EQ(work[s::WorkBytes], 9000u);
+  EXPECT_EQ(work[s::WorkFlops], 300u);
+  EXPECT_EQ(work[s::WorkReports], 40u);
+  EXPECT_DOUBLE_EQ(work[s::WorkBytesPerS].get<double>(), 3e9);
+  EXPECT_DOUBLE_EQ(work[s::WorkFlopsPerS].get<double>(), 1e8);
+  EXPECT_DOUBLE_EQ(work[s::WorkFlopsPerByte].get<double>(), 300.0 / 9000);
+  EXPECT_EQ(out[s::WorkUnattributed][s::WorkBytes], 7u);
+  // None reported: no work object.
+  auto none =
+      mergeSummaries({{"b", summary(2, 30, 2000, 20, 90, 5500)}}, "9.9");
+  EXPECT_FALSE(none[s::Functions][0].contains(s::Work));
+  EXPECT_FALSE(none.contains(s::WorkUnattributed));
+}

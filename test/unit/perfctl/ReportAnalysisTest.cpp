@@ -540,3 +540,88 @@ TEST(ReportAnalysisTest, UnitsKeepThreeSignificantDigits) {
   EXPECT_EQ(percentOf(0.01, 100), "<0.1%");
   EXPECT_EQ(percentOf(1, 0), "-");
 }
+
+TEST(ReportAnalysisTest, WorkPerFunctionIsDividedByItsInclusiveTime) {
+  // The function table's work (perf_work): matmul moved 2,000 bytes and did
+  // 8,000 FLOPs in two calls of 1,000 ns in all (2 GB/s, 8 GFLOP/s); an
+  // overload's entry of the same name adds to it; `attn` reported work but
+  // has no call in the trace (rates 0); a malformed entry is skipped.
+  TraceBuilder b;
+  b.cpuOp("step", 1, 0, 5000)
+      .cpuOp("matmul", 1, 100, 700)
+      .cpuOp("matmul", 1, 1000, 1400);
+  namespace w = perfcc::schema::summary;
+  auto entry = [](const char *name, json work) {
+    return json{{k::Name, name},
+                {k::MetaFunctionMangled, name},
+                {k::ArgFile, "m.cpp"},
+                {k::ArgLine, 1},
+                {k::MetaFunctionWork, std::move(work)}};
+  };
+  b.metadata[k::MetaFunctions] = json::array(
+      {entry("matmul",
+             {{w::WorkBytes, 1500}, {w::WorkFlops, 6000}, {w::WorkReports, 1}}),
+       entry("matmul",
+             {{w::WorkBytes, 500}, {w::WorkFlops, 2000}, {w::WorkReports, 1}}),
+       entry("attn",
+             {{w::WorkBytes, 64}, {w::WorkFlops, 0}, {w::WorkReports, 1}}),
+       entry("bad",
+             {{w::WorkBytes, "many"}, {w::WorkFlops, 1}, {w::WorkReports, 1}}),
+       json{{k::Name, "step"}, {k::ArgFile, "m.cpp"}, {k::ArgLine, 2}}});
+  TraceModel m = parsedTrace(b.text());
+  ASSERT_EQ(m.work.size(), 2u);
+  TraceReport r = analyze(m);
+  ASSERT_EQ(r.roofline.size(), 2u);
+  const FunctionRooflineRow &mm = r.roofline[0];
+  EXPECT_EQ(m.name(mm.name), "matmul");
+  EXPECT_EQ(mm.calls, 2u);
+  EXPECT_EQ(mm.inclusive, 1000);
+  EXPECT_EQ(mm.bytes, 2000u);
+  EXPECT_EQ(mm.flops, 8000u);
+  EXPECT_EQ(mm.reports, 2u);
+  EXPECT_DOUBLE_EQ(mm.bytesPerS, 2e9);
+  EXPECT_DOUBLE_EQ(mm.flopsPerS, 8e9);
+  EXPECT_DOUBLE_EQ(mm.flopsPerByte, 4.0);
+  const FunctionRooflineRow &attn = r.roofline[1];
+  EXPECT_EQ(m.name(attn.name), "attn");
+  EXPECT_EQ(attn.calls, 0u);
+  EXPECT_EQ(attn.bytesPerS, 0);
+  EXPECT_EQ(attn.flopsPerByte, 0);
+
+  ReportOptions options;
+  nlohmann::ordered_json j = reportJson(m, r, options, "t.json");
+  const nlohmann::ordered_json &work = j[rk::Host][rk::Work];
+  ASSERT_EQ(work.size(), 2u);
+  EXPECT_EQ(work[0][rk::Name], "matmul");
+  EXPECT_EQ(work[0][rk::WorkBytes], 2000);
+  EXPECT_DOUBLE_EQ(work[0][rk::WorkBytesPerS].get<double>(), 2e9);
+  std::string text =
+      renderReportDocument(m, r, options, "t.json", ReportStyle::Text);
+  EXPECT_NE(text.find("Work per function"), std::string::npos) << text;
+  EXPECT_NE(text.find("2.00 kB"), std::string::npos) << text;
+}
+
+TEST(ReportAnalysisTest, NoWorkReportedMeansNoWorkSection) {
+  TraceBuilder b;
+  b.cpuOp("step", 1, 0, 5000);
+  TraceModel m = parsedTrace(b.text());
+  TraceReport r = analyze(m);
+  EXPECT_TRUE(r.roofline.empty());
+  ReportOptions options;
+  EXPECT_EQ(renderReportDocument(m, r, options, "t.json", ReportStyle::Text)
+                .find("Work per"),
+            std::string::npos);
+  EXPECT_TRUE(reportJson(m, r, options, "t.json")[rk::Host][rk::Work].empty());
+}
+
+TEST(ReportAnalysisTest, CountsAndBytesKeepThreeSignificantDigits) {
+  EXPECT_EQ(humanCount(0), "0");
+  EXPECT_EQ(humanCount(999), "999");
+  EXPECT_EQ(humanCount(1000), "1.00 k");
+  EXPECT_EQ(humanCount(12345), "12.3 k");
+  EXPECT_EQ(humanCount(1.19e9), "1.19 G");
+  EXPECT_EQ(humanCount(999.6e3), "1.00 M");
+  EXPECT_EQ(humanBytes(812), "812 B");
+  EXPECT_EQ(humanBytes(1.19e9), "1.19 GB");
+  EXPECT_EQ(humanBytes(4e15), "4.00 PB");
+}

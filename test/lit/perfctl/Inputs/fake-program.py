@@ -22,7 +22,9 @@ saves, per unit of work:
   consumer  P% of its time, up to --speedup-cap-ns (then another path
             limits)
   half      half of that
-  producer, short, main   nothing (off the critical path)
+  producer, short, main   nothing (off the critical path); producer
+            --handoff-gain of its cut, where slowing it down changes nothing
+            (a faster call beside a contended mutex saves hand-offs)
 
 and the summary reports what the runtime would: the delay inserted into the
 other threads (P% of the selected functions' time), a real window that
@@ -32,7 +34,8 @@ does when the process loaded a CUDA driver.
 
 Patterns in the targets file are matched with fnmatch against these names
 (FILE:FUNC takes FUNC); a pattern matching none of them delays nothing.
-Options model failures: --exit, --fail-when-delay, --no-progress,
+--mutex-wait-share F makes armed runs report their threads waiting for a
+mutex F of the window. Options model failures: --exit, --fail-when-delay, --no-progress,
 --zero-progress, --runtime-refuses-delays, --no-speedup (an older runtime).
 Standard library only.
 """
@@ -110,6 +113,13 @@ def main():
                    help="a CUDA driver was loaded: the speedup is invalid")
     p.add_argument("--no-speedup", action="store_true",
                    help="a runtime without virtual speedups")
+    p.add_argument("--mutex-wait-share", type=float, default=0.0,
+                   help="armed runs: the threads waited for a mutex this "
+                   "share of the window (summed over threads)")
+    p.add_argument("--handoff-gain", type=float, default=0.0,
+                   help="a virtual speedup of producer saves this share of "
+                   "its cut (the hand-offs of a mutex a faster call saves), "
+                   "where slowing it down changes nothing")
     a = p.parse_args()
 
     delay_ns = int(os.environ.get("PERFCC_DELAY_NS", "0"))
@@ -168,6 +178,8 @@ def main():
             saved += min(cut, a.speedup_cap_ns)
         elif name == "half":
             saved += 0.5 * cut
+        elif name == "producer":
+            saved += a.handoff_gain * cut
     per_unit = a.base_ns * (1 + (a.armed_overhead if armed else 0)) + added
     per_unit = (per_unit - saved) * max(0.05, 1 + random.gauss(0, a.noise))
     effective_ns = int(a.units * per_unit)
@@ -235,7 +247,9 @@ def main():
                       S.Functions: delay_functions,
                       S.DelayedCalls: total_calls,
                       S.RequestedNs: total_requested,
-                      S.DeliveredNs: total_delivered},
+                      S.DeliveredNs: total_delivered,
+                      S.MutexWaitNs: int(a.mutex_wait_share * window_ns)
+                      if armed else 0},
             S.Progress: progress,
             S.Functions: functions,
         }
