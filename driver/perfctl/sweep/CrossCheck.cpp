@@ -12,7 +12,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <cmath>
 
 namespace perfcc::perfctl {
 
@@ -134,7 +133,7 @@ int runCrossCheck(const SweepState &main, SweepAnalysis &analysis,
   c.analysis.speedupsNs.clear();
   c.analysis.speedupPercents.clear();
   c.groups.clear();
-  std::vector<std::string> names, files, who;
+  std::vector<std::string> names, files;
   for (std::size_t i : wanted) {
     c.groups.push_back(main.plan.groups[i]);
     names.push_back(main.plan.groups[i].name);
