@@ -17,24 +17,19 @@ namespace perfcc::perfctl {
 
 namespace {
 
-/// The verdict without the advice to cross-check by hand.
-std::string withoutAdvice(const std::string &verdict) {
+/// The verdict with the advice to cross-check by hand replaced by
+/// \p text (appended when the advice is not there).
+std::string replaceAdvice(const std::string &verdict, const std::string &text) {
   std::string advice = CrossCheckAdvice;
   std::size_t at = verdict.find(advice);
   if (at == std::string::npos)
-    return verdict;
-  return verdict.substr(0, at) + verdict.substr(at + advice.size());
+    return verdict + text;
+  return verdict.substr(0, at) + text + verdict.substr(at + advice.size());
 }
 
-/// The verdict with \p why said right after the advice to cross-check by
-/// hand (or at its end, when the advice is not there).
-std::string afterAdvice(const std::string &verdict, const std::string &why) {
-  std::string advice = CrossCheckAdvice;
-  std::size_t at = verdict.find(advice);
-  if (at == std::string::npos)
-    return verdict + " (" + why + ")";
-  at += advice.size();
-  return verdict.substr(0, at) + " (" + why + ")" + verdict.substr(at);
+/// The advice, with why it could not be followed.
+std::string adviceWith(const std::string &why) {
+  return std::string(CrossCheckAdvice) + " (" + why + ")";
 }
 
 } // namespace
@@ -69,13 +64,13 @@ void applyCrossCheck(GroupAnalysis &group, const SpeedupGroup &measured) {
   for (const SpeedupLevel &level : measured.levels)
     if (level.percent != BaselinePercent)
       c.levels.emplace_back(level.percent, level.gainPercent);
-  std::string verdict = withoutAdvice(group.verdict);
   if (!measured.valid) {
     c.why = measured.reason;
-    group.verdict = verdict + fmt::format("; beside a contended mutex, and "
-                                          "the virtual-speedup cross-check "
-                                          "could not tell: {}",
-                                          measured.reason);
+    group.verdict = replaceAdvice(
+        group.verdict, fmt::format("; beside a contended mutex, and the "
+                                   "virtual-speedup cross-check could not "
+                                   "tell: {}",
+                                   measured.reason));
     return;
   }
   const Estimate &gain = c.gainPercent;
@@ -90,9 +85,10 @@ void applyCrossCheck(GroupAnalysis &group, const SpeedupGroup &measured) {
                 (slack ? ", though slowing it down shows slack" : "")
       : gain.ci.hi < 0 ? "speeding it up would slow the program down"
                        : "no gain or loss shown (the interval holds 0)";
-  group.verdict = verdict + fmt::format("; beside a contended mutex, sped up "
-                                        "virtually (cross-check): {}, {}",
-                                        measuredText, meaning);
+  group.verdict = replaceAdvice(
+      group.verdict, fmt::format("; beside a contended mutex, sped up "
+                                 "virtually (cross-check): {}, {}",
+                                 measuredText, meaning));
   group.evidence.push_back(fmt::format(
       "cross-check by virtual speedups (cross-check/report.md): {}, {}",
       measuredText, meaning));
@@ -111,7 +107,7 @@ int runCrossCheck(const SweepState &main, SweepAnalysis &analysis,
     for (std::size_t i : wanted) {
       analysis.groups[i].crossCheck.why = "not run: " + blocker;
       analysis.groups[i].verdict =
-          afterAdvice(analysis.groups[i].verdict, blocker);
+          replaceAdvice(analysis.groups[i].verdict, adviceWith(blocker));
     }
     analysis.answer = answerOf(analysis.groups, analysis.ranking);
     return 0;
@@ -153,8 +149,9 @@ int runCrossCheck(const SweepState &main, SweepAnalysis &analysis,
   if (rc != 0) {
     for (std::size_t i : wanted) {
       analysis.groups[i].crossCheck.why = "failed: " + check.error;
-      analysis.groups[i].verdict = afterAdvice(
-          analysis.groups[i].verdict, "the cross-check failed: " + check.error);
+      analysis.groups[i].verdict =
+          replaceAdvice(analysis.groups[i].verdict,
+                        adviceWith("the cross-check failed: " + check.error));
     }
     analysis.answer = answerOf(analysis.groups, analysis.ranking);
     fmt::print(stderr, "perfctl: warning: the cross-check failed: {}\n",

@@ -33,8 +33,8 @@ std::vector<unsigned> crossCheckPercents(const AnalysisSettings &settings);
 std::string crossCheckBlocker(const SweepOptions &options);
 
 /// Records \p measured (the group's virtual-speedup result) in \p group and
-/// rewrites the end of its verdict with what it says: a gain, a loss, or
-/// neither, at the largest speedup measured.
+/// puts what it says in its verdict, where the advice to cross-check by hand
+/// was: a gain, a loss, or neither, at the largest speedup measured.
 void applyCrossCheck(GroupAnalysis &group, const SpeedupGroup &measured);
 
 /// Runs the cross-check of every group of \p analysis that wants one, as a

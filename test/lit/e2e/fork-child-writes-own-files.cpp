@@ -4,6 +4,8 @@
 // records afterwards (`parent_work`); its tree still nests under the frames
 // it inherited (main, spawn).
 // UNSUPPORTED: tsan
+// RUN lines and checks are lit's: one command or check a line.
+// clang-format off
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: printf 'main\nbefore\nspawn\nchild_work\nparent_work\n' > %t/targets
 // RUN: %perfcc -O1 -g --perf-targets=%t/targets %s -o %t/forker
@@ -43,6 +45,7 @@
 // CHILD-SUMMARY-NEXT: function main calls=1
 // CHILD-SUMMARY-NEXT: function spawn calls=1
 // CHILD-SUMMARY-NEXT: dropped spans=0 depth_overflows=0 unmatched_exits=0 abandoned_frames=0
+// clang-format on
 
 #include <perf/perf.h>
 

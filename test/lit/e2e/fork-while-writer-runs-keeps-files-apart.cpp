@@ -3,6 +3,8 @@
 // queued spans into its own trace nor corrupts the parent's file, and each
 // trace is complete.
 // UNSUPPORTED: tsan
+// RUN lines and checks are lit's: one command or check a line.
+// clang-format off
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: printf 'main\nbefore\nspawn\nchild_work\nparent_work\n' > %t/targets
 // RUN: %perfcc -O1 -g --perf-targets=%t/targets %s -o %t/forker
@@ -25,6 +27,7 @@
 // PARENT-NEXT:     before x20000
 // PARENT-NEXT:     spawn
 // PARENT-NEXT:       parent_work x20001
+// clang-format on
 
 #include <perf/perf.h>
 

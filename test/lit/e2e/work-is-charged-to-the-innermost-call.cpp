@@ -8,15 +8,16 @@
 // RUN: printf 'outer\ninner\nsleepy\n' > %t/targets
 // RUN: %perfcc -O1 -g -pthread --perf-targets=%t/targets %s -o %t/work
 // RUN: env PERFCC_OUT=%t/summary PERFCC_MODE=summary %t/work
-// RUN: %python -c "import json, glob; d = json.load(open(glob.glob('%t/summary/work.*.summary.json')[0])); [print(f['name'], 'calls', f['calls'], 'work', f['work']['bytes'], f['work']['flops'], f['work']['reports'], 'rate', 'ok' if abs(f['work']['bytes_per_s'] * f['inclusive_ns']['total'] / 1e9 - f['work']['bytes']) <= 1e-5 * f['work']['bytes'] and abs(f['work']['flops_per_byte'] * f['work']['bytes'] - f['work']['flops']) <= 1e-5 * max(1, f['work']['flops']) else 'wrong') if 'work' in f else print(f['name'], 'calls', f['calls'], 'no work') for f in sorted(d['functions'], key=lambda f: f['name'])]; u = d['work_unattributed']; print('unattributed', u['bytes'], u['flops'], u['reports'])" \
+// RUN: %python %S/Inputs/workcheck.py summary %t/summary/work.*.summary.json \
 // RUN:   | FileCheck %s --check-prefix=SUMMARY
 // RUN: env PERFCC_OUT=%t/trace %t/work
-// RUN: %python -c "import json, glob; d = json.load(open(glob.glob('%t/trace/work.*.trace.json')[0])); [print(f['name'], f.get('work')) for f in sorted(d['metadata']['functions'], key=lambda f: f['name'])]" \
+// RUN: %python %S/Inputs/workcheck.py trace %t/trace/work.*.trace.json \
 // RUN:   | FileCheck %s --check-prefix=TRACE
 // RUN: %perfctl report --json %t/trace/work.*.trace.json > %t/report.json
-// RUN: %python -c "import json; d = json.load(open('%t/report.json')); [print(w['name'], 'calls', w['calls'], 'bytes', w['bytes'], 'flops', w['flops'], 'GB/s', 'ok' if abs(w['bytes_per_s'] * w['inclusive_ns'] / 1e9 - w['bytes']) <= 1e-6 * w['bytes'] else 'wrong') for w in d['host']['work']]" \
+// RUN: %python %S/Inputs/workcheck.py report %t/report.json \
 // RUN:   | FileCheck %s --check-prefix=REPORT
-// RUN: %perfctl report %t/trace/work.*.trace.json | FileCheck %s --check-prefix=TEXT
+// RUN: %perfctl report %t/trace/work.*.trace.json \
+// RUN:   | FileCheck %s --check-prefix=TEXT
 
 // SUMMARY:      inner calls 30 work 3000 12000 30 rate ok
 // SUMMARY-NEXT: outer calls 2 work 2000 0 2 rate ok
