@@ -260,6 +260,32 @@ void register_all() {
             ->UseRealTime()
             ->Unit(benchmark::kMicrosecond);
       }
+  // Batched decode's sizes at the avx2 level, whose bf16 kernel for a few x
+  // rows (matmul_avx2_bf16.cpp) runs up to the OpenBLAS switch.
+  if (top >= Isa::Avx2)
+    for (int64_t m : {2, 4, 8, 32, 48, 63})
+      for (const Shape &s : {kShapes[0], kShapes[3]}) {
+        std::string name = "batch_sweep/avx2/" + std::string(s.name) +
+                           "/m:" + std::to_string(m);
+        benchmark::RegisterBenchmark(name.c_str(), bm_matmul, Isa::Avx2,
+                                     DType::BF16, s, m, F32Matmul::Auto, 0)
+            ->UseRealTime()
+            ->Unit(benchmark::kMicrosecond);
+      }
+  // bf16 weights widened block by block into OpenBLAS sgemm (the path
+  // below the avx512bf16 level from kOpenBlasMinBatch rows on), at every m.
+  if (top < Isa::Avx512Bf16)
+    for (const Shape &s : kShapes)
+      for (int64_t m : {4, 16, 64}) {
+        if (s.rows > 100000)
+          continue;
+        std::string name = "matmul_bf16_openblas/" + std::string(s.name) +
+                           "/m:" + std::to_string(m);
+        benchmark::RegisterBenchmark(name.c_str(), bm_matmul, top, DType::BF16,
+                                     s, m, F32Matmul::OpenBlas, 0)
+            ->UseRealTime()
+            ->Unit(benchmark::kMicrosecond);
+      }
   for (const Shape &s : kShapes) {
     if (s.rows > 100000)
       continue;

@@ -195,10 +195,14 @@ void paged_attention(ThreadPool &pool, const float *q, int num_heads,
   int decode_seqs = 0;
   for (int s = 0; s < batch.num_seqs; ++s)
     decode_seqs += batch.cu_seqlens_q[s + 1] - batch.cu_seqlens_q[s] == 1;
+  const bool avx2_decode =
+      !avx512 && avx2 && cpu_detail::avx2_decode_supports(kv.head_dim, group);
+  // The avx2 decode tile keeps q and the output of every row in L1: 16 rows.
+  const int decode_rows = avx512 ? kMaxTileRows : 16;
   int decode_heads = 1;
-  if (avx512)
+  if (avx512 || avx2_decode)
     for (int h = kv.num_kv_heads; h > 1; --h)
-      if (kv.num_kv_heads % h == 0 && h * group <= kMaxTileRows &&
+      if (kv.num_kv_heads % h == 0 && h * group <= decode_rows &&
           int64_t(decode_seqs) * (kv.num_kv_heads / h) >= 4 * pool.size()) {
         decode_heads = h;
         break;
@@ -279,6 +283,8 @@ void paged_attention(ThreadPool &pool, const float *q, int num_heads,
         cpu_detail::attend_tile_amx(t);
       else if (avx512)
         cpu_detail::attend_tile_avx512(t);
+      else if (avx2_decode && w.tokens == 1)
+        cpu_detail::attend_decode_avx2(t);
       else if (avx2)
         cpu_detail::attend_tile_avx2(t);
       else

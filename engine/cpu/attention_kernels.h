@@ -43,6 +43,10 @@ void attend_tile_scalar(const AttentionTile &t);
 /// kv_heads must be 1; needs AVX2 and a head_dim that is a multiple of 8.
 void attend_tile_avx2(const AttentionTile &t);
 bool avx2_attention_supports_head_dim(int head_dim);
+/// One query token (tokens == 1), kv_heads ≥ 1, tokens·group·kv_heads ≤
+/// kMaxTileRows; needs AVX2 and avx2_decode_supports(head_dim, group).
+void attend_decode_avx2(const AttentionTile &t);
+bool avx2_decode_supports(int head_dim, int group);
 /// Needs head_dim ∈ {64, 128, 256} and AVX-512.
 void attend_tile_avx512(const AttentionTile &t);
 bool avx512_supports_head_dim(int head_dim);

@@ -33,6 +33,22 @@ void matmul_rows_scalar(const MatmulJob &job, int64_t r0, int64_t r1);
 void matmul_rows_avx2(const MatmulJob &job, int64_t r0, int64_t r1);
 void matmul_rows_avx512(const MatmulJob &job, int64_t r0, int64_t r1);
 
+/// bf16 weights against 1 to kFewRowsMax x rows at the avx2 level:
+/// y[:, r0:r1], with xs = job.x split by split_columns_avx2. Measured with
+/// bench/engine/matmul_bench (batch_sweep/avx2) on a Zen 3 against the general
+/// avx2 kernel, two threads: +25-50% at m = 4, +10-25% at 16, 5-15% behind at
+/// 32 and 48, where the general kernel's widening is shared by more rows.
+constexpr int64_t kFewRowsMax = 24;
+void matmul_rows_avx2_bf16(const MatmulJob &job, const float *xs, int64_t r0,
+                           int64_t r1);
+/// x [m][cols] into xs [m][cols], each whole group of 16 columns as its 8
+/// even-numbered ones then its 8 odd ones (the order in which the kernel
+/// widens a 32-byte load of bf16 weights); the columns past them as they are.
+void split_columns_avx2(const float *x, int64_t m, int64_t cols, float *xs);
+/// xs's row stride: cols and one more group, so that rows a multiple of
+/// 4 KiB long do not all fall into the same L1 sets.
+constexpr int64_t split_stride(int64_t cols) { return cols + 16; }
+
 /// Rounds x rows [i0, i1) to bf16 into xb (row stride `stride` ≥ cols,
 /// padding zeroed). Needs AVX512-BF16.
 void convert_rows_bf16(const float *x, int64_t cols, int64_t i0, int64_t i1,

@@ -81,7 +81,9 @@ void silu_mul_any(ThreadPool *pool, const float *gate, const float *up,
   if (rows < 0 || dim < 1)
     throw Error("silu_mul: bad shape [" + std::to_string(rows) + ", " +
                 std::to_string(dim) + "]");
-  auto kernel = use_avx512() ? cpu_detail::silu_mul_avx512 : silu_mul_scalar;
+  auto kernel = use_avx512()                ? cpu_detail::silu_mul_avx512
+                : active_isa() >= Isa::Avx2 ? cpu_detail::silu_mul_avx2
+                                            : silu_mul_scalar;
   auto fn = [&](int64_t r0, int64_t r1) {
     kernel(gate, up, in_stride, out, r0, r1, dim);
   };

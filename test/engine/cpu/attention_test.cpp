@@ -193,7 +193,7 @@ TEST_P(AttentionPerIsa, PagedMatchesReferenceForAnyBlockSizeAndOrder) {
 
 TEST_P(AttentionPerIsa, GroupedQueryHeadsReadTheirSharedKvHead) {
   ThreadPool pool(2);
-  for (int group : {1, 2, 4}) {
+  for (int group : {1, 2, 3, 4, 8}) {
     Problem p = make_problem(2 * group, 2, 64, {{3, 20}, {1, 45}}, 2);
     Cache c = fill_cache(p, 16, DType::F32, 3);
     expect_matches_reference(p, run_attention(pool, p, c), DType::F32);

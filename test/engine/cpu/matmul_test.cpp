@@ -86,14 +86,17 @@ TEST_P(MatmulPerIsa, MatchesFp64ReferenceForAllDtypesAndShapes) {
   ThreadPool pool(3);
   uint32_t seed = 1;
   // cols: below one vector, not a multiple of 16 or 32 (tails), several AMX
-  // column blocks; rows: odd, below and around the 16-row AMX tiles.
+  // column blocks, several of the avx2 few-rows kernel's (256) with a short
+  // last one; rows: odd, below and around the 16-row AMX tiles; m: around
+  // the few-rows kernel's four-row steps and its limit.
   for (DType dtype : {DType::BF16, DType::F16, DType::F32})
-    for (int64_t m : {1, 2, 3, 7, 16, 33, 130, 600})
+    for (int64_t m : {1, 2, 3, 7, 16, 23, 33, 130, 600})
       for (auto [rows, cols] : {std::pair<int64_t, int64_t>{1, 1},
                                 {17, 40},
                                 {33, 96},
                                 {50, 17},
-                                {7, 130}})
+                                {7, 130},
+                                {11, 600}})
         expect_matmul_matches_reference(pool, dtype, m, rows, cols, seed++);
 }
 

@@ -122,6 +122,19 @@ TEST_P(OpsPerIsa, SiluOfExtremeGatesStaysFinite) {
   silu_mul(gate_up, out, 1, 2);
   EXPECT_NEAR(0.0f, out[0], 1e-30);
   EXPECT_EQ(1000.0f, out[1]);
+  // The same in vector lanes (17 gates: two of 8 and a tail).
+  std::vector<float> lanes(34, 1.0f), wide(17);
+  const float gates[] = {-1000.0f, 1000.0f, -200.0f, -90.0f, 90.0f, -104.5f};
+  for (int i = 0; i < 17; ++i)
+    lanes[size_t(i)] = gates[i % 6];
+  silu_mul(lanes.data(), wide.data(), 1, 17);
+  for (int i = 0; i < 17; ++i) {
+    const float g = gates[i % 6];
+    if (g > 0)
+      EXPECT_EQ(g, wide[size_t(i)]) << "gate " << g;
+    else
+      EXPECT_NEAR(0.0f, wide[size_t(i)], 1e-30) << "gate " << g;
+  }
 }
 
 TEST(RopeTable, RejectsBadParameters) {
