@@ -6,16 +6,19 @@
 // vpmovzxwd and a shift) for every three FMAs: at 16 x rows those two
 // operations compete with the FMAs for the vector pipes, and it ran at about
 // half the FMA peak. Here a block of three weight rows by kColumnBlock
-// columns is widened into an fp32 buffer in L1 (two operations per eight
-// weights, once), and a three-by-four register block multiplies it by the x
-// rows, four at a time: 12 accumulators, 3 weight vectors and one x vector,
-// 12 FMAs for 7 loads a step and nothing else.
+// columns is widened into an fp32 buffer in L1 (a 32-byte load, a shift and a
+// mask for 16 weights, once), and a three-by-four register block multiplies
+// it by the x rows, four at a time: 12 accumulators, 3 weight vectors and
+// one x vector, 12 FMAs for 7 loads a step and nothing else. The
+// accumulators stay unreduced between blocks of columns, in a stash.
 //
-// The x rows are taken in blocks of columns that fit the L1 cache with all
-// of them, the accumulators kept unreduced between blocks: without the
-// blocking, 16 rows of 1,024 fp32 columns (64 KiB) come from L2 for every
-// three weight rows. The next block's weights are prefetched while one is
-// multiplied, so that memory works meanwhile.
+// Two details carry much of the gain (matmul_bench, Zen 3): the next block's
+// weights are prefetched while one is multiplied (without it the first x
+// rows waited on memory and the kernel was slower than the general one), and
+// the split x rows are padded by a group (split_stride), since rows a
+// multiple of 4 KiB long all fell into the same L1 sets. Taking row blocks
+// in groups per block of columns, so that x's block is reused from L1, was
+// 10-20% slower: the weights become a strided stream.
 #include "engine/cpu/avx2_math.h"
 #include "engine/cpu/matmul_kernels.h"
 #include "engine/dtype.h"
@@ -28,21 +31,20 @@
 namespace engine::cpu_detail {
 namespace {
 
-constexpr int64_t kRows = 3; // weight rows a block
-constexpr int kXRows = 4;    // x rows a step
-constexpr int64_t kColumnBlock = 256;
-constexpr int64_t kMaxColumnBlock = 1024;
-constexpr int64_t kGroup = 16; // columns one 32-byte load of bf16 holds
+constexpr int64_t kRows = 3;          // weight rows a block
+constexpr int kXRows = 4;             // x rows a step
+constexpr int64_t kColumnBlock = 256; // columns widened at once
+constexpr int64_t kGroup = 16;        // columns one 32-byte load of bf16 holds
 
 // acc[a][b] += wb[a, :n] · x[b, :n] for R weight rows (row stride
-// kMaxColumnBlock in wb) and M x rows (row stride `cols`), n a multiple of 8.
+// kColumnBlock in wb) and M x rows (row stride `cols`), n a multiple of 8.
 template <int R, int M>
 ENGINE_AVX2 inline void steps(const float *wb, const float *x, int64_t cols,
                               int64_t n, __m256 (&acc)[R][M]) {
   for (int64_t k = 0; k < n; k += 8) {
     __m256 w[R];
     for (int a = 0; a < R; ++a)
-      w[a] = _mm256_load_ps(wb + a * kMaxColumnBlock + k);
+      w[a] = _mm256_load_ps(wb + a * kColumnBlock + k);
     for (int b = 0; b < M; ++b) {
       const __m256 xv = _mm256_loadu_ps(x + b * cols + k);
       for (int a = 0; a < R; ++a)
@@ -98,7 +100,7 @@ ENGINE_AVX2 void widen(const MatmulJob &job, int64_t r, int64_t c0, int64_t n,
   const __m256i high = _mm256_set1_epi32(int(0xffff0000u));
   for (int a = 0; a < R; ++a) {
     const uint16_t *row = w + (r + a) * job.cols + c0;
-    float *out = wb + a * kMaxColumnBlock;
+    float *out = wb + a * kColumnBlock;
     for (int64_t k = 0; k < n; k += kGroup) {
       const __m256i v =
           _mm256_loadu_si256(reinterpret_cast<const __m256i *>(row + k));
@@ -192,22 +194,21 @@ ENGINE_AVX2 void split_columns_avx2(const float *x, int64_t m, int64_t cols,
 ENGINE_AVX2 void matmul_rows_avx2_bf16(const MatmulJob &job, const float *xs,
                                        int64_t r0, int64_t r1) {
   alignas(32) __m256 stash[kFewRowsMax * kRows];
-  alignas(32) float wb[kRows * kMaxColumnBlock];
+  alignas(32) float wb[kRows * kColumnBlock];
   const int64_t m = job.m, vector_end = job.cols / kGroup * kGroup;
-  const int64_t block = kColumnBlock;
   for (int64_t r = r0; r < r1; r += kRows) {
     const int64_t R = std::min(kRows, r1 - r);
     std::fill(stash, stash + m * kRows, _mm256_setzero_ps());
-    for (int64_t c0 = 0; c0 < vector_end; c0 += block) {
-      const int64_t n = std::min(block, vector_end - c0);
+    for (int64_t c0 = 0; c0 < vector_end; c0 += kColumnBlock) {
+      const int64_t n = std::min(kColumnBlock, vector_end - c0);
       // The next block of these rows' weights, or the next rows' first, so
       // that memory works while these are multiplied.
       if (c0 + n < vector_end)
         prefetch_weights(job, r, R, c0 + n,
-                         std::min(vector_end, c0 + n + block));
+                         std::min(vector_end, c0 + n + kColumnBlock));
       else if (r + R < r1)
         prefetch_weights(job, r + R, std::min(kRows, r1 - r - R), 0,
-                         std::min(vector_end, block));
+                         std::min(vector_end, kColumnBlock));
       row_block_columns(job, xs, r, R, c0, n, wb, stash);
     }
     finish_any(job, r, R, stash);
