@@ -7,13 +7,11 @@
 // matmul, perfcc's summary of engine-bench).
 #include "engine/cpu/attention_kernels.h"
 #include "engine/cpu/avx2_math.h"
+#include "engine/cpu/scratch_buffer.h"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <immintrin.h>
-#include <memory>
-#include <new>
 #include <vector>
 
 #define ENGINE_AVX2 __attribute__((target("avx2,fma,f16c")))
@@ -98,12 +96,14 @@ ENGINE_AVX2 void tile(const AttentionTile &t) {
 // The tile above computes each query row on its own: per key a 16-FMA chain
 // and a horizontal sum for q·k, a scalar exp, and the key and value widened
 // again for every query head that shares them. On a Zen 3, 16 sequences of
-// 600 positions ran at 2.6 GB/s against the 20 GB/s the cache could be read
-// at. Here the query heads of a KV head (a sub-group of up to four) share
-// each widened key and value vector; q·k runs several keys at once, each its
-// own chain, their sums reduced eight keys at a time; and the softmax is
-// vectorized (exp256). Every query row's arithmetic is the same whatever the
-// tile holds, so a sequence decodes alike alone and in a batch.
+// 600 positions ran at 3-4 GB/s against the 20 GB/s the cache could be read
+// at. Here a chunk's keys and values are copied once, as whole token rows of
+// all the tile's KV heads (see below), the query heads of a KV head (a
+// sub-group of up to four) share each widened key and value vector; q·k runs
+// several keys at once, each its own chain, their sums reduced eight keys at a
+// time; and the softmax is vectorized (exp256). Every query row's arithmetic is
+// the same whatever the tile holds, so a sequence decodes alike alone and in a
+// batch.
 
 // Sub-groups of query heads sharing a widened vector, and how many keys
 // (q·k) or output vectors (p·v) each takes at once: 8 accumulators.
@@ -191,22 +191,6 @@ accumulate_values(float *o, int d, const float *vbuf, int64_t stride, int n,
   }
 }
 
-// 32-byte aligned floats, for the widened keys and values.
-struct AlignedFloats {
-  std::unique_ptr<float[], void (*)(void *)> data_{nullptr, std::free};
-  size_t size_ = 0;
-  void resize(size_t n) {
-    if (n <= size_)
-      return;
-    data_.reset(
-        static_cast<float *>(std::aligned_alloc(32, (n * 4 + 31) / 32 * 32)));
-    if (!data_)
-      throw std::bad_alloc();
-    size_ = n;
-  }
-  float *data() { return data_.get(); }
-};
-
 template <int SG> ENGINE_AVX2 void decode_tile(const AttentionTile &t) {
   const int d = t.head_dim, heads = t.kv_heads, group = t.group;
   const int rows = group * heads;
@@ -215,10 +199,10 @@ template <int SG> ENGINE_AVX2 void decode_tile(const AttentionTile &t) {
   const char *k_base = static_cast<const char *>(t.k);
   const char *v_base = static_cast<const char *>(t.v);
   thread_local std::vector<float> qs, o;
-  thread_local AlignedFloats kbuf, vbuf;
+  thread_local ScratchBuffer kbuf_buffer, vbuf_buffer;
   const int row = heads * d; // floats of one token's heads in the buffers
-  kbuf.resize(size_t(kKeyChunk) * row);
-  vbuf.resize(size_t(kKeyChunk) * row);
+  float *kbuf = kbuf_buffer.get<float>(size_t(kKeyChunk) * row);
+  float *vbuf = vbuf_buffer.get<float>(size_t(kKeyChunk) * row);
   qs.resize(size_t(rows) * d);
   o.assign(size_t(rows) * d, 0.0f);
   // The scale folded into q once.
@@ -264,15 +248,14 @@ template <int SG> ENGINE_AVX2 void decode_tile(const AttentionTile &t) {
     // GB/s on one thread).
     for (int j = 0; j < n; ++j)
       for (int c = 0; c < row; c += 8) {
-        _mm256_store_ps(kbuf.data() + j * row + c,
+        _mm256_store_ps(kbuf + j * row + c,
                         load8(k_base + offsets[j], bf16, c));
-        _mm256_store_ps(vbuf.data() + j * row + c,
+        _mm256_store_ps(vbuf + j * row + c,
                         load8(v_base + offsets[j], bf16, c));
       }
     for (int h = 0; h < heads; ++h) {
       for (int r0 = h * group; r0 < (h + 1) * group; r0 += SG) {
-        score_vectors<SG>(qs.data() + r0 * d, d, kbuf.data() + h * d, row, n,
-                          vec);
+        score_vectors<SG>(qs.data() + r0 * d, d, kbuf + h * d, row, n, vec);
         float alpha[SG];
         for (int g = 0; g < SG; ++g) {
           // Eight keys' sums at once; past n, -inf (weight 0).
@@ -302,8 +285,8 @@ template <int SG> ENGINE_AVX2 void decode_tile(const AttentionTile &t) {
           l[r] = l[r] * alpha[g] + hsum(sum);
           m[r] = m_new;
         }
-        accumulate_values<SG>(o.data() + r0 * d, d, vbuf.data() + h * d, row, n,
-                              p, alpha);
+        accumulate_values<SG>(o.data() + r0 * d, d, vbuf + h * d, row, n, p,
+                              alpha);
       }
     }
   }
