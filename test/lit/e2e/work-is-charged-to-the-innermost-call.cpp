@@ -28,11 +28,13 @@
 // TRACE-NEXT: outer {'bytes': 2000, 'flops': 0, 'reports': 2}
 // TRACE-NEXT: sleepy {'bytes': 2000000000, 'flops': 4000000000, 'reports': 1}
 
-// Most time first: sleepy sleeps 20 ms, outer holds every inner call of
-// the main thread.
-// REPORT:      sleepy calls 1 bytes 2000000000 flops 4000000000 GB/s ok
-// REPORT-NEXT: outer calls 2 bytes 2000 flops 0 GB/s ok
+// The rows come most time first (which of sleepy's 20 ms sleep and outer's
+// two calls takes longer depends on the machine's load), listed here by
+// name.
+// REPORT:      order most time first
 // REPORT-NEXT: inner calls 30 bytes 3000 flops 12000 GB/s ok
+// REPORT-NEXT: outer calls 2 bytes 2000 flops 0 GB/s ok
+// REPORT-NEXT: sleepy calls 1 bytes 2000000000 flops 4000000000 GB/s ok
 
 // TEXT:      Work per function: bytes moved and FLOPs done (perf_work)
 // TEXT:      function {{.*}}GB/s{{.*}}GFLOP/s{{.*}}FLOP/byte

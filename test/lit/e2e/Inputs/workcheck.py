@@ -5,7 +5,8 @@ FileCheck (work-is-charged-to-the-innermost-call.cpp):
                                  whether its rates agree with them over its
                                  inclusive time; then the unattributed work
   workcheck.py trace TRACE       each function-table entry's work
-  workcheck.py report REPORT     perfctl report --json's host.work rows
+  workcheck.py report REPORT     whether perfctl report --json's host.work
+                                 rows come most time first, then each row
 """
 import json
 import sys
@@ -37,7 +38,11 @@ def trace(doc):
 
 
 def report(doc):
-    for w in doc["host"]["work"]:
+    rows = doc["host"]["work"]
+    times = [w["inclusive_ns"] for w in rows]
+    print("order", "most time first" if times == sorted(times, reverse=True)
+          else "wrong")
+    for w in sorted(rows, key=lambda w: w["name"]):
         ok = near(w["bytes_per_s"] * w["inclusive_ns"] / 1e9, w["bytes"], 1e-9)
         print(w["name"], "calls", w["calls"], "bytes", w["bytes"], "flops",
               w["flops"], "GB/s", "ok" if ok else "wrong")
