@@ -260,8 +260,9 @@ void register_all() {
             ->UseRealTime()
             ->Unit(benchmark::kMicrosecond);
       }
-  // Batched decode's sizes at the avx2 level, whose bf16 kernel for a few x
-  // rows (matmul_avx2_bf16.cpp) runs up to the OpenBLAS switch.
+  // Batched decode's sizes at the avx2 level: its bf16 kernel for a few x
+  // rows (matmul_avx2_bf16.cpp) up to kFewRowsMax, the general one past it
+  // up to the OpenBLAS switch (where the two cross).
   if (top >= Isa::Avx2)
     for (int64_t m : {2, 4, 8, 32, 48, 63})
       for (const Shape &s : {kShapes[0], kShapes[3]}) {
@@ -273,7 +274,7 @@ void register_all() {
             ->Unit(benchmark::kMicrosecond);
       }
   // bf16 weights widened block by block into OpenBLAS sgemm (the path
-  // below the avx512bf16 level from kOpenBlasMinBatch rows on), at every m.
+  // below the avx512bf16 level from kOpenBlasMinBatch rows on), at a few m.
   if (top < Isa::Avx512Bf16)
     for (const Shape &s : kShapes)
       for (int64_t m : {4, 16, 64}) {

@@ -151,10 +151,10 @@ ENGINE_AVX2 void score_vectors(const float *q, int d, const float *kbuf,
                 _mm256_fmadd_ps(_mm256_loadu_ps(q + g * d + c), kv, acc[g][b]);
         }
     }
+    // j is a multiple of KB, which divides kKeyChunk: j + b stays inside.
     for (int g = 0; g < SG; ++g)
       for (int b = 0; b < KB; ++b)
-        if (j + b < kKeyChunk)
-          vec[g][j + b] = acc[g][b];
+        vec[g][j + b] = acc[g][b];
   }
   for (int g = 0; g < SG; ++g)
     for (int z = n; z < (n + 7) / 8 * 8; ++z)

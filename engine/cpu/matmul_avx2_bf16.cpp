@@ -187,7 +187,6 @@ ENGINE_AVX2 void split_columns_avx2(const float *x, int64_t m, int64_t cols,
       _mm256_storeu_ps(out + k, _mm256_permute2f128_ps(lo, hi, 0x20));
       _mm256_storeu_ps(out + k + 8, _mm256_permute2f128_ps(lo, hi, 0x31));
     }
-    std::copy(in + whole, in + cols, out + whole);
   }
 }
 

@@ -43,7 +43,8 @@ void matmul_rows_avx2_bf16(const MatmulJob &job, const float *xs, int64_t r0,
                            int64_t r1);
 /// x [m][cols] into xs [m][cols], each whole group of 16 columns as its 8
 /// even-numbered ones then its 8 odd ones (the order in which the kernel
-/// widens a 32-byte load of bf16 weights); the columns past them as they are.
+/// widens a 32-byte load of bf16 weights). The columns past the last whole
+/// group are not written: the kernel takes them from job.x.
 void split_columns_avx2(const float *x, int64_t m, int64_t cols, float *xs);
 /// xs's row stride: cols and one more group, so that rows a multiple of
 /// 4 KiB long do not all fall into the same L1 sets.
