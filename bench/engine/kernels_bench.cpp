@@ -216,6 +216,8 @@ void register_all() {
     int seqs, context, n_q;
   };
   for (Case c : {Case{"decode/seqs:16/ctx:600", 16, 600, 1},
+                 Case{"decode/seqs:16/ctx:1200", 16, 1200, 1},
+                 Case{"decode/seqs:1/ctx:1024", 1, 1024, 1},
                  Case{"decode/seqs:1/ctx:4096", 1, 4096, 1},
                  Case{"prefill/seqs:1/tokens:512", 1, 512, 512}})
     for (DType dtype : {DType::F32, DType::BF16})

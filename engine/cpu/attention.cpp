@@ -103,13 +103,62 @@ void attend_tile_scalar_impl(const AttentionTile &t) {
 constexpr int kDefaultAmxMinRows = 16;
 std::atomic<int> amx_attention_min_rows{kDefaultAmxMinRows};
 
+// Decode over a long context is split along the sequence into partitions of
+// at least this many keys, each its own work item, merged afterwards.
+// Unsplit, one sequence is at most one tile per KV head, and tiles of one
+// head read its 256-byte pieces 2 KiB apart (4 GB/s over 4,096 keys here);
+// split, its tiles take whole token rows of every head (10 GB/s). Each
+// partition costs a start whose first keys wait on memory, so shorter
+// contexts stay whole (16 sequences of 600 keys split in 512 + 88 lost 15%).
+// The split depends only on the sequence's length, so a sequence decodes
+// alike alone and in a batch.
+constexpr int64_t kDecodePartition = 512;
+
 struct WorkItem {
   int seq;
   int kv_head;     // the first of kv_heads
   int kv_heads;    // > 1 only for decode tiles
   int first_token; // within the sequence's queries
   int tokens;
+  int64_t key_begin = 0, key_end = INT64_MAX; // a decode partition's keys
+  int64_t partial = -1; // its results' offset in the partials, if split
 };
+
+// The partitions of one decode tile (a sequence's token, kv_heads heads from
+// kv_head), whose results lie one after the other from `partial`.
+struct Merge {
+  int seq;
+  int kv_head;
+  int kv_heads;
+  int parts;
+  int64_t partial;
+};
+
+// Combines a split decode's partitions in their order along the sequence:
+// each row's output is Σ_p o_p·e^(m_p − M) / Σ_p l_p·e^(m_p − M), M the
+// largest m_p (each partition holds rows × d unnormalized outputs, then the
+// rows' maxima m_p and sums l_p).
+void merge_partitions(const float *partial, int parts, int rows, int d,
+                      float *out) {
+  const int64_t size = int64_t(rows) * (d + 2);
+  for (int r = 0; r < rows; ++r) {
+    float mx = -INFINITY;
+    for (int p = 0; p < parts; ++p)
+      mx = std::max(mx, partial[p * size + rows * d + r]);
+    float sum = 0;
+    for (int p = 0; p < parts; ++p)
+      sum += partial[p * size + rows * d + rows + r] *
+             std::exp(partial[p * size + rows * d + r] - mx);
+    float *dst = out + int64_t(r) * d;
+    std::fill(dst, dst + d, 0.0f);
+    for (int p = 0; p < parts; ++p) {
+      const float w = std::exp(partial[p * size + rows * d + r] - mx) / sum;
+      const float *o = partial + p * size + int64_t(r) * d;
+      for (int c = 0; c < d; ++c)
+        dst[c] += w * o[c];
+    }
+  }
+}
 
 } // namespace
 
@@ -191,12 +240,25 @@ void paged_attention(ThreadPool &pool, const float *q, int num_heads,
   // Decode tiles (one token) take several KV heads: a token's heads are
   // adjacent in the cache, so the tile streams whole token rows instead of
   // head_dim-sized pieces 4 KiB apart (17 against 26 GB/s measured). As many
-  // heads as keep at least 4 tiles per thread.
-  int decode_seqs = 0;
-  for (int s = 0; s < batch.num_seqs; ++s)
-    decode_seqs += batch.cu_seqlens_q[s + 1] - batch.cu_seqlens_q[s] == 1;
+  // heads as keep at least 4 tiles per thread, counting a split sequence's
+  // partitions.
   const bool avx2_decode =
       !avx512 && avx2 && cpu_detail::avx2_decode_supports(kv.head_dim, group);
+  // Decode partitions: one per sequence, or one per kDecodePartition keys
+  // where the tile kernel can split.
+  auto partitions = [&](int s) -> int64_t {
+    return avx2_decode
+               ? std::max<int64_t>(1, batch.context_lens[s] / kDecodePartition)
+               : 1;
+  };
+  // Partition p of `parts` over `len` keys starts at a chunk boundary.
+  auto partition_start = [](int64_t p, int64_t parts, int64_t len) {
+    return p == parts ? len : p * len / parts / kKeyChunk * kKeyChunk;
+  };
+  int64_t decode_seqs = 0;
+  for (int s = 0; s < batch.num_seqs; ++s)
+    if (batch.cu_seqlens_q[s + 1] - batch.cu_seqlens_q[s] == 1)
+      decode_seqs += partitions(s);
   // The avx2 decode tile keeps q and the output of every row in L1: 16 rows.
   const int decode_rows = avx512 ? kMaxTileRows : 16;
   int decode_heads = 1;
@@ -209,7 +271,10 @@ void paged_attention(ThreadPool &pool, const float *q, int num_heads,
       }
 
   thread_local std::vector<WorkItem> items;
+  thread_local std::vector<Merge> merges;
   items.clear();
+  merges.clear();
+  int64_t partial_floats = 0;
   // The work, for perf_work: each sequence's keys and values read once,
   // the queries read and the outputs written; q·k and p·v over every
   // position each query row attends to.
@@ -238,6 +303,17 @@ void paged_attention(ThreadPool &pool, const float *q, int num_heads,
     // Last tiles first: they see the most keys, so scheduling them early
     // balances the threads.
     const int heads = n_q == 1 ? decode_heads : 1;
+    if (n_q == 1 && partitions(s) > 1) {
+      const int64_t parts = partitions(s);
+      const int64_t size = int64_t(group) * heads * (kv.head_dim + 2);
+      for (int g = 0; g < kv.num_kv_heads; g += heads) {
+        merges.push_back({s, g, heads, int(parts), partial_floats});
+        for (int64_t p = 0; p < parts; ++p, partial_floats += size)
+          items.push_back({s, g, heads, 0, 1, partition_start(p, parts, len),
+                           partition_start(p + 1, parts, len), partial_floats});
+      }
+      continue;
+    }
     for (int64_t first = (n_q - 1) / tokens_per_tile * tokens_per_tile;
          first >= 0; first -= tokens_per_tile)
       for (int g = 0; g < kv.num_kv_heads; g += heads)
@@ -256,6 +332,12 @@ void paged_attention(ThreadPool &pool, const float *q, int num_heads,
       cpu_detail::amx_attention_supports(kv.head_dim, tokens_per_tile * group);
   const int64_t d = kv.head_dim, q_stride = int64_t(num_heads) * d;
   const int64_t esize = int64_t(dtype_size(kv.dtype));
+  thread_local std::vector<float> partials;
+  if (size_t(partial_floats) > partials.size())
+    partials.resize(size_t(partial_floats));
+  // Thread-locals named inside the workers would be the workers' own.
+  float *const partial_base = partials.data();
+  const std::vector<Merge> &merge_list = merges;
   std::atomic<size_t> next{0};
   const std::vector<WorkItem> &work = items;
   pool.run([&](int, int) {
@@ -279,6 +361,9 @@ void paged_attention(ThreadPool &pool, const float *q, int num_heads,
       t.block_size = kv.block_size;
       t.head_dim = kv.head_dim;
       t.scale = scale;
+      t.key_begin = w.key_begin;
+      t.key_end = w.key_end;
+      t.partial = w.partial < 0 ? nullptr : partial_base + w.partial;
       if (amx && w.kv_heads == 1 && w.tokens * group >= amx_min_rows)
         cpu_detail::attend_tile_amx(t);
       else if (avx512)
@@ -289,6 +374,19 @@ void paged_attention(ThreadPool &pool, const float *q, int num_heads,
         cpu_detail::attend_tile_avx2(t);
       else
         cpu_detail::attend_tile_scalar(t);
+    }
+  });
+  if (merges.empty())
+    return;
+  std::atomic<size_t> next_merge{0};
+  pool.run([&](int, int) {
+    for (size_t i = next_merge.fetch_add(1); i < merge_list.size();
+         i = next_merge.fetch_add(1)) {
+      const Merge &mg = merge_list[i];
+      const int64_t token = batch.cu_seqlens_q[mg.seq];
+      merge_partitions(
+          partial_base + mg.partial, mg.parts, group * mg.kv_heads, kv.head_dim,
+          out + token * q_stride + int64_t(mg.kv_head) * group * d);
     }
   });
 }

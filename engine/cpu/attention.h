@@ -52,7 +52,9 @@ struct AttentionBatch {
 /// [total_q][num_heads][head_dim] fp32 (out must not overlap q). Softmax is
 /// computed in fp32 with a running maximum; prefill tiles at the amx level
 /// multiply in bf16 (see set_attention_amx_min_rows). Each query row is
-/// computed by one thread over key chunks in a fixed order, so results do not
+/// computed over key chunks in a fixed order, by one thread, or, for a decode
+/// over at least 1,024 keys at the avx2 level, in partitions along the
+/// sequence fixed by its length and merged in order; so results do not
 /// depend on the batch composition, the paging or the thread count. Throws
 /// engine::Error for inconsistent shapes or lengths (n_q > L, L beyond the
 /// block table, a bad block id).

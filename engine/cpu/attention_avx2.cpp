@@ -232,12 +232,15 @@ template <int SG> ENGINE_AVX2 void decode_tile(const AttentionTile &t) {
       _mm_prefetch(v_base + at + b, _MM_HINT_T1);
     }
   };
-  for (int64_t pos = 0; pos < ahead * kKeyChunk && pos <= last_pos; ++pos)
+  // This tile's keys: all it may see, or one partition of them.
+  const int64_t key_end = std::min(t.key_end, last_pos + 1);
+  for (int64_t pos = t.key_begin;
+       pos < t.key_begin + ahead * kKeyChunk && pos < key_end; ++pos)
     prefetch_position(pos);
-  for (int64_t t0 = 0; t0 <= last_pos; t0 += kKeyChunk) {
-    const int n = int(std::min<int64_t>(kKeyChunk, last_pos + 1 - t0));
+  for (int64_t t0 = t.key_begin; t0 < key_end; t0 += kKeyChunk) {
+    const int n = int(std::min<int64_t>(kKeyChunk, key_end - t0));
     for (int j = 0; j < n; ++j) {
-      if (t0 + ahead * kKeyChunk + j <= last_pos)
+      if (t0 + ahead * kKeyChunk + j < key_end)
         prefetch_position(t0 + ahead * kKeyChunk + j);
       offsets[j] = row_offset(t0 + j);
     }
@@ -289,6 +292,12 @@ template <int SG> ENGINE_AVX2 void decode_tile(const AttentionTile &t) {
                               alpha);
       }
     }
+  }
+  if (t.partial) {
+    std::copy(o.begin(), o.end(), t.partial);
+    std::copy(m, m + rows, t.partial + rows * d);
+    std::copy(l, l + rows, t.partial + rows * d + rows);
+    return;
   }
   for (int r = 0; r < rows; ++r) {
     const __m256 inv = _mm256_set1_ps(1.0f / l[r]);

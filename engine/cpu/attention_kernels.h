@@ -33,6 +33,15 @@ struct AttentionTile {
   int block_size = 0;
   int head_dim = 0;
   float scale = 0;
+  /// One partition of a decode split along the sequence: only keys
+  /// [key_begin, key_end) (key_begin a multiple of kKeyChunk), and, with
+  /// `partial`, the rows' unnormalized outputs (rows × head_dim floats) then
+  /// their running maxima and sums (rows floats each) go there instead of
+  /// to `out`, for paged_attention to merge. Only attend_decode_avx2 reads
+  /// these; the other kernels see every key and write `out`.
+  int64_t key_begin = 0;
+  int64_t key_end = INT64_MAX;
+  float *partial = nullptr;
 };
 
 /// Rows are (token, head) pairs: tokens·group·kv_heads ≤ kMaxTileRows.

@@ -247,6 +247,48 @@ TEST_P(AttentionPerIsa, BatchedDecodeMatchesReferenceAndEachSequenceAlone) {
   }
 }
 
+TEST_P(AttentionPerIsa, LongDecodesSplitAlongTheSequenceMatchReference) {
+  // Contexts around the decode partition (512 keys) and several of them,
+  // beside a prefill; GQA 2 (whole-row tiles of 8 KV heads) and 4.
+  const std::vector<Seq> seqs = {{1, 1300}, {1, 513},  {1, 512},
+                                 {5, 700},  {1, 2048}, {1, 33}};
+  ThreadPool pool(2), solo(1);
+  for (auto [heads, kv_heads] : {std::pair<int, int>{16, 8}, {8, 2}}) {
+    Problem all = make_problem(heads, kv_heads, 128, seqs, 21);
+    for (DType dtype : {DType::F32, DType::BF16}) {
+      Cache c = fill_cache(all, 16, dtype, 22);
+      std::vector<float> batched = run_attention(pool, all, c);
+      expect_matches_reference(all, batched, dtype);
+      // The split depends on the sequence alone: the same bits alone.
+      const size_t row = size_t(all.heads) * all.d;
+      for (size_t s = 0; s < seqs.size(); ++s) {
+        if (seqs[s].n_q != 1)
+          continue;
+        Problem one = all;
+        one.seqs = {seqs[s]};
+        one.k = {all.k[s]};
+        one.v = {all.v[s]};
+        one.cu = {0, 1};
+        one.q.assign(all.q.begin() + all.cu[s] * row,
+                     all.q.begin() + (all.cu[s] + 1) * row);
+        Cache single = c;
+        single.tables.assign(c.tables.begin() + s * c.max_blocks,
+                             c.tables.begin() + (s + 1) * c.max_blocks);
+        single.kv.k = dtype == DType::F32
+                          ? static_cast<void *>(single.kf.data())
+                          : single.kb.data();
+        single.kv.v = dtype == DType::F32
+                          ? static_cast<void *>(single.vf.data())
+                          : single.vb.data();
+        std::vector<float> alone = run_attention(solo, one, single);
+        EXPECT_EQ(0, std::memcmp(alone.data(), batched.data() + all.cu[s] * row,
+                                 alone.size() * 4))
+            << dtype_name(dtype) << " sequence " << s << " heads " << heads;
+      }
+    }
+  }
+}
+
 TEST_P(AttentionPerIsa, HeadDimsWithoutAVectorKernelUseThePortableOne) {
   ThreadPool pool(2);
   Problem p = make_problem(2, 1, 40, {{4, 9}, {1, 33}}, 4);
