@@ -175,9 +175,14 @@ PERFRT_API int pthread_mutex_trylock(pthread_mutex_t *m) {
 
 PERFRT_API int pthread_mutex_unlock(pthread_mutex_t *m) {
   ThreadState *t = tracked();
-  int rc = realUnlock()(m);
   if (!t)
-    return rc;
+    return realUnlock()(m);
+  // In a virtual speedup, the pause owed is paid before the mutex is
+  // released (perfrt_speedup.h: nothing that can wake another thread goes
+  // before it).
+  if (gSpeedup.on)
+    speedupCatchUp(t);
+  int rc = realUnlock()(m);
   if (rc == 0)
     released(t, nowTicks());
   release(t);
@@ -186,10 +191,37 @@ PERFRT_API int pthread_mutex_unlock(pthread_mutex_t *m) {
 
 namespace {
 using JoinFn = int (*)(pthread_t, void **);
+using SignalFn = int (*)(pthread_cond_t *);
 WaitFn gWait;
 TimedWaitFn gTimedWait;
 JoinFn gJoin;
+SignalFn gSignal, gBroadcast;
+
+/// In a virtual speedup, what the thread owes is paid before it wakes
+/// another (a signal without the mutex held, which no unlock follows).
+void payBeforeWaking() {
+  if (!gSpeedup.on)
+    return;
+  if (ThreadState *t = tracked()) {
+    speedupCatchUp(t);
+    release(t);
+  }
+}
 } // namespace
+
+PERFRT_API int pthread_cond_signal(pthread_cond_t *cond) {
+  if (__builtin_expect(!gSignal, 0))
+    gSignal = next<SignalFn>("pthread_cond_signal");
+  payBeforeWaking();
+  return gSignal(cond);
+}
+
+PERFRT_API int pthread_cond_broadcast(pthread_cond_t *cond) {
+  if (__builtin_expect(!gBroadcast, 0))
+    gBroadcast = next<SignalFn>("pthread_cond_broadcast");
+  payBeforeWaking();
+  return gBroadcast(cond);
+}
 
 PERFRT_API int pthread_cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex) {
   if (__builtin_expect(!gWait, 0))

@@ -2,8 +2,8 @@
 //
 // Causality through locks (docs/methodology.md#locks). While an experiment
 // is armed (PERFCC_DELAY_TARGETS), the runtime interposes
-// pthread_mutex_lock, _trylock, _unlock, the condition-variable waits and
-// pthread_join, and keeps per thread: how many mutexes it holds, how long it
+// pthread_mutex_lock, _trylock, _unlock, the condition-variable waits,
+// signals and broadcasts, and pthread_join, and keeps per thread: how many mutexes it holds, how long it
 // has held at least one (its critical-section time) and how long it sat
 // blocked, waiting for a mutex another thread held, for a condition another
 // thread signals or for another thread to end. Two
@@ -14,7 +14,9 @@
 //    lock is already held), where it holds up every thread waiting for it;
 //    the rest is paid on entry, as before;
 //  - a virtual speedup speeds up a function's own work, not the time it
-//    spent blocked on another thread (sleeps and I/O stay its own).
+//    spent blocked on another thread (sleeps and I/O stay its own), and a
+//    thread pays the pause it owes before it unlocks a mutex or signals a
+//    condition, so a pause owed for work done holding a lock holds it up.
 // Without an experiment the interposers only forward, at the cost of one
 // predicted branch.
 //

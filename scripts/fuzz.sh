@@ -22,7 +22,7 @@ declare -A corpus=(
 )
 names=("$@")
 [ ${#names[@]} -gt 0 ] || names=(selection_fuzzer settings_fuzzer
-  cmdline_fuzzer summary_fuzzer trace_fuzzer safetensors_fuzzer
+  cmdline_fuzzer summary_fuzzer trace_fuzzer spill_fuzzer safetensors_fuzzer
   engine_tokenizer_fuzzer engine_tokenizer_json_fuzzer)
 status=0
 for name in "${names[@]}"; do

@@ -28,6 +28,10 @@
                                          inconclusive group passes only where
                                          the real gain is between slack and
                                          the critical path)
+  sweepcheck.py speedup-against-real OUT/sweep.json P REAL.json ...
+                                         a speedup sweep's gains at P%
+                                         against the real ones (pooled as
+                                         above): whether each is near
   sweepcheck.py signs BUMPS/sweep.json SPEEDUP/sweep.json P REAL.json ...
                                          the sign of the real gain of doing P%
                                          less work (pooled as above) and of
@@ -189,6 +193,29 @@ def against_real(doc, percent, real_paths):
         print(line)
 
 
+def speedup_against_real(doc, percent, real_paths):
+    _, gains = pooled(real_paths)
+    groups = {g["name"]: g for g in doc["analysis"]["groups"]}
+    details = []
+    for name, answer in sorted(gains.items()):
+        g = groups[name]
+        [level] = [l for l in g["levels"] if l["percent"] == percent]
+        predicted = level["gain_percent"]["value"] if g["valid"] else None
+        gain = answer["gain_percent"]
+        if predicted is None:
+            print("group %s: no valid prediction at %d%%" % (name, percent))
+        elif abs(predicted - gain) <= tolerance(gain):
+            print("group %s prediction near the real gain" % name)
+        else:
+            print("group %s prediction off by %.1f points (at most %.1f)" % (
+                name, abs(predicted - gain), tolerance(gain)))
+        details.append("real %s: %d%% less work %+.1f%%; virtual speedup %s" %
+                       (name, percent, gain, "-" if predicted is None else
+                        "%+.1f%%" % predicted))
+    for line in details:
+        print(line)
+
+
 def sign_of(gain):
     if gain is None:
         return "no prediction"
@@ -255,6 +282,8 @@ def main():
         return
     if what == "speedup":
         return speedup(doc, sys.argv[3:])
+    if what == "speedup-against-real":
+        return speedup_against_real(doc, int(sys.argv[3]), sys.argv[4:])
     if what == "against-real":
         return against_real(doc, int(sys.argv[3]), sys.argv[4:])
     if what == "sizing":
