@@ -3,10 +3,10 @@
 // Causality through locks (docs/methodology.md#locks). While an experiment
 // is armed (PERFCC_DELAY_TARGETS), the runtime interposes
 // pthread_mutex_lock, _trylock, _unlock, the condition-variable waits,
-// signals and broadcasts, and pthread_join, and keeps per thread: how many mutexes it holds, how long it
-// has held at least one (its critical-section time) and how long it sat
-// blocked, waiting for a mutex another thread held, for a condition another
-// thread signals or for another thread to end. Two
+// signals and broadcasts, and pthread_join, and keeps per thread: how many
+// mutexes it holds, how long it has held at least one (its critical-section
+// time) and how long it sat blocked, waiting for a mutex another thread held,
+// for a condition another thread signals or for another thread to end. Two
 // experiments read them:
 //  - a speed bump models "this function is slower", so the share of its
 //    delay that matches the share of its work done holding a lock is paid
