@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Gathers what scripts/gpu-check.sh runs on a GPU machine into gpu-bundle/
-# and packs it into gpu-bundle.tar.gz (both ignored by git; 96 MiB unpacked,
-# 32 MiB packed: a device run carries the packed one, under its 64 MiB).
+# and packs it into gpu-bundle.tar.gz (both ignored by git; 99 MiB unpacked,
+# 33 MiB packed: a device run carries the packed one, under its 64 MiB).
 # The GPU machines have no LLVM, so everything built with perfcc is built
 # here: perfctl, the runtime and its CUPTI adapter, the CUDA example and the
 # launch benchmark, with the libraries they need that a CUDA machine may
@@ -17,7 +17,9 @@ fi
 cmake --build "$build" -j"$(nproc)" --target perfctl perfrt perfrt_cupti \
   examples_cuda bench_gpu_launch_overhead bench_probe_overhead \
   engine-bench engine-generate engine-make-model engine_cuda_kernels_test \
-  engine_cuda_model_test EngineInvariantsTest GoldenModelTest engine_perfcc
+  engine_cuda_model_test EngineInvariantsTest GoldenModelTest engine_perfcc \
+  engine_cpu_attention_test engine_cpu_matmul_test engine_cpu_gemv_test \
+  engine_cpu_ops_test engine_cpu_avx2_math_test
 rm -rf gpu-bundle
 mkdir -p gpu-bundle/bin gpu-bundle/lib gpu-bundle/test gpu-bundle/bench
 cp "$build/bin/perfctl" "$build/examples/cuda_stalls" \
@@ -29,6 +31,10 @@ cp "$build"/bin/engine-bench "$build"/bin/engine-generate \
    "$build"/bin/engine-make-model "$build"/bin/engine_cuda_kernels_test \
    "$build"/bin/engine_cuda_model_test "$build"/bin/EngineInvariantsTest \
    "$build"/bin/GoldenModelTest gpu-bundle/bin/
+# The CPU backend's kernel tests: the GPU machines' CPUs have AVX-512 and AMX.
+cp "$build"/bin/engine_cpu_attention_test "$build"/bin/engine_cpu_matmul_test \
+   "$build"/bin/engine_cpu_gemv_test "$build"/bin/engine_cpu_ops_test \
+   "$build"/bin/engine_cpu_avx2_math_test gpu-bundle/bin/
 # The perfcc build of the engine (probes on its host code), for traces.
 if [ -x "$build/engine-perfcc/bin/engine-bench" ]; then
   cp "$build/engine-perfcc/bin/engine-bench" gpu-bundle/bin/engine-bench-perfcc

@@ -3,7 +3,8 @@
 # (the GPU machines have no LLVM: scripts/gpu-bundle.sh gathers what this
 # runs into gpu-bundle/, which the device run carries). Each step takes well
 # under 10 minutes; everything is written under $OUT (default
-# ./gpu-check-out): the machine, the CUDA engine's tests and benchmarks
+# ./gpu-check-out): the machine, the CPU backend's kernel tests at every
+# instruction-set level of this CPU, the CUDA engine's tests and benchmarks
 # (batch-1 decode with and without dependent launch), Hugging Face
 # transformers as a second reference, the traced CUDA example with perfctl's
 # report and its known-answer verdict, the speed-bump sweep of the same
@@ -47,6 +48,25 @@ for f in "$bundle"/bin/*; do
 done
 
 engine_steps() {
+  # The GPU machines' CPUs have AVX-512, AVX512-BF16 and AMX, which the
+  # machines the project is built on may lack: each CPU kernel test runs at
+  # every level this CPU has (test/engine/cpu/isa_test_util.h).
+  step "the engine's CPU kernels at every instruction-set level of this CPU"
+  echo "beyond AVX2: $(grep -m1 -o -w -E 'amx_tile|avx512_bf16|avx512f' /proc/cpuinfo |
+    sort -u | tr '\n' ' ')"
+  for t in "$bundle"/bin/engine_cpu_*_test; do
+    "$t" --gtest_brief=1 2>&1 | tee -a "$out/engine-cpu-kernels.txt"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
+  done
+  # The whole model's golden paths with each level forced (a level this CPU
+  # lacks runs as its highest).
+  for isa in scalar avx2 avx512 avx512bf16 amx; do
+    echo "golden fixtures, ENGINE_CPU_ISA=$isa:"
+    ENGINE_CPU_ISA=$isa "$bundle/bin/GoldenModelTest" --gtest_brief=1 2>&1 |
+      tee -a "$out/engine-cpu-kernels.txt"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
+  done
+
   step "the CUDA engine's kernels against the CPU backend's (engine/cuda)"
   "$bundle/bin/engine_cuda_kernels_test" 2>&1 | tee "$out/engine-kernels.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1

@@ -245,9 +245,10 @@ void paged_attention(ThreadPool &pool, const float *q, int num_heads,
   const bool avx2_decode =
       !avx512 && avx2 && cpu_detail::avx2_decode_supports(kv.head_dim, group);
   // Decode partitions: one per sequence, or one per kDecodePartition keys
-  // where the tile kernel can split.
+  // where the tile kernel can split (the AVX-512 tile and the avx2 decode
+  // tile; never AMX, which takes only tiles of many rows, below).
   auto partitions = [&](int s) -> int64_t {
-    return avx2_decode
+    return avx512 || avx2_decode
                ? std::max<int64_t>(1, batch.context_lens[s] / kDecodePartition)
                : 1;
   };
@@ -364,7 +365,8 @@ void paged_attention(ThreadPool &pool, const float *q, int num_heads,
       t.key_begin = w.key_begin;
       t.key_end = w.key_end;
       t.partial = w.partial < 0 ? nullptr : partial_base + w.partial;
-      if (amx && w.kv_heads == 1 && w.tokens * group >= amx_min_rows)
+      if (amx && w.kv_heads == 1 && w.tokens * group >= amx_min_rows &&
+          !t.partial)
         cpu_detail::attend_tile_amx(t);
       else if (avx512)
         cpu_detail::attend_tile_avx512(t);

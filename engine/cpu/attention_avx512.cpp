@@ -80,6 +80,9 @@ template <DType T, int DC> ENGINE_AVX512 void attend(const AttentionTile &t) {
   const int rows = head_rows * kv_heads;
   const int per_token = kv_heads > 1 ? rows : t.group;
   const int64_t last_pos = t.first_pos + t.tokens - 1;
+  // This tile's keys: all it may see, or one partition of a decode split
+  // along the sequence (key_begin a multiple of kKeyChunk).
+  const int64_t key_end = std::min(t.key_end, last_pos + 1);
   const char *k_base = static_cast<const char *>(t.k);
   const char *v_base = static_cast<const char *>(t.v);
 
@@ -104,14 +107,15 @@ template <DType T, int DC> ENGINE_AVX512 void attend(const AttentionTile &t) {
   // (several heads) are contiguous enough for the hardware prefetcher, and
   // prefetching them by hand measured slower (19 against 22 GB/s).
   const bool prefetch = kv_heads == 1;
-  for (int64_t p = 0; prefetch && p < kAhead * kKeyChunk && p <= last_pos; ++p)
+  for (int64_t p = t.key_begin;
+       prefetch && p < t.key_begin + kAhead * kKeyChunk && p < key_end; ++p)
     prefetch_row(k_base, v_base, row_offset(t, p, esize), D * esize);
-  for (int64_t t0 = 0; t0 <= last_pos; t0 += kKeyChunk) {
-    const int n = int(std::min<int64_t>(kKeyChunk, last_pos + 1 - t0));
+  for (int64_t t0 = t.key_begin; t0 < key_end; t0 += kKeyChunk) {
+    const int n = int(std::min<int64_t>(kKeyChunk, key_end - t0));
     int64_t offsets[kKeyChunk];
     for (int j = 0; j < n; ++j) {
       int64_t ahead = t0 + kAhead * kKeyChunk + j;
-      if (prefetch && ahead <= last_pos)
+      if (prefetch && ahead < key_end)
         prefetch_row(k_base, v_base, row_offset(t, ahead, esize), D * esize);
       offsets[j] = row_offset(t, t0 + j, esize);
     }
@@ -219,6 +223,17 @@ template <DType T, int DC> ENGINE_AVX512 void attend(const AttentionTile &t) {
     }
   }
 
+  // A partition leaves its rows unnormalized, with their maxima and sums,
+  // for paged_attention to merge.
+  if (t.partial) {
+    for (int r = 0; r < rows; ++r)
+      for (int c = 0; c < DC; ++c)
+        _mm512_storeu_ps(t.partial + int64_t(r) * D + 16 * c,
+                         _mm512_load_ps(o[r] + 16 * c));
+    std::copy(m, m + rows, t.partial + int64_t(rows) * D);
+    std::copy(l, l + rows, t.partial + int64_t(rows) * D + rows);
+    return;
+  }
   for (int r = 0; r < rows; ++r) {
     __m512 inv = _mm512_set1_ps(1.0f / l[r]);
     float *dst = t.out + (r / per_token) * t.q_stride + (r % per_token) * D;

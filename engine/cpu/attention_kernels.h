@@ -37,8 +37,9 @@ struct AttentionTile {
   /// [key_begin, key_end) (key_begin a multiple of kKeyChunk), and, with
   /// `partial`, the rows' unnormalized outputs (rows × head_dim floats) then
   /// their running maxima and sums (rows floats each) go there instead of
-  /// to `out`, for paged_attention to merge. Only attend_decode_avx2 reads
-  /// these; the other kernels see every key and write `out`.
+  /// to `out`, for paged_attention to merge. attend_decode_avx2 and
+  /// attend_tile_avx512 read these; the other kernels see every key and
+  /// write `out`.
   int64_t key_begin = 0;
   int64_t key_end = INT64_MAX;
   float *partial = nullptr;
