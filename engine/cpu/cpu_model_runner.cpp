@@ -73,10 +73,15 @@ std::vector<int32_t> CpuModelRunner::run(const std::vector<Sequence *> &seqs,
 }
 
 std::string CpuModelRunner::describe() const {
+  std::string weights;
+  if (size_t copied = model_->weights_copied_bytes())
+    weights = ", weights copied to huge pages: " +
+              std::to_string(model_->weights_huge_bytes() >> 20) + " of " +
+              std::to_string(copied >> 20) + " MiB in 2 MiB pages";
   return cpu_description(pool_.size()) + ", " +
          std::to_string(kv_->num_blocks()) + " KV blocks of " +
          std::to_string(kv_->block_size()) + " tokens (" +
-         std::string(dtype_name(kv_->dtype())) + ")";
+         std::string(dtype_name(kv_->dtype())) + ")" + weights;
 }
 
 } // namespace engine

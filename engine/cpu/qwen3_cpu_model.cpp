@@ -7,9 +7,18 @@
 #include "engine/cpu/qwen3_cpu_model.h"
 
 #include "engine/cpu/attention.h"
+#include "engine/error.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <unordered_map>
+
+#ifndef MADV_PAGEOUT
+#define MADV_PAGEOUT 21 // Linux 5.4
+#endif
 
 namespace engine {
 
@@ -22,6 +31,20 @@ std::vector<float> to_f32(const TensorView *t) {
   std::vector<float> out(size_t(t->numel()));
   convert_to_f32(t->dtype, t->data, out.data(), t->numel());
   return out;
+}
+
+// ENGINE_HUGE_PAGES: 1 copies the projections and the head into huge pages
+// (huge_pages.h), 0 uses them in place from the checkpoint.
+constexpr bool kHugePagesByDefault = false;
+
+bool weights_in_huge_pages() {
+  const char *v = std::getenv("ENGINE_HUGE_PAGES");
+  if (!v || !*v)
+    return kHugePagesByDefault;
+  if (std::strcmp(v, "0") == 0 || std::strcmp(v, "1") == 0)
+    return *v == '1';
+  throw Error(std::string("ENGINE_HUGE_PAGES: expected 0 or 1, got '") + v +
+              "'");
 }
 
 void grow(std::vector<float> &v, size_t n) {
@@ -50,6 +73,48 @@ Qwen3CpuModel::Qwen3CpuModel(const ModelConfig &config, const Qwen3Weights &w,
     l.up = matrix(lw.up_proj);
     l.down = matrix(lw.down_proj);
     layers_.push_back(std::move(l));
+  }
+  if (weights_in_huge_pages())
+    move_to_huge_pages();
+}
+
+void Qwen3CpuModel::move_to_huge_pages() {
+  std::vector<WeightMatrix *> all;
+  for (Layer &l : layers_)
+    for (WeightMatrix *w : {&l.q, &l.k, &l.v, &l.o, &l.gate, &l.up, &l.down})
+      all.push_back(w);
+  all.push_back(&lm_head_);
+  auto bytes = [](const WeightMatrix *w) {
+    return size_t(w->rows * w->cols) * dtype_size(w->dtype);
+  };
+  auto padded = [](size_t b) { return (b + 63) / 64 * 64; };
+  // A head tied to the embeddings is one matrix: copied once.
+  std::unordered_map<const void *, const void *> moved;
+  size_t total = 0;
+  for (const WeightMatrix *w : all)
+    if (moved.emplace(w->data, nullptr).second)
+      total += padded(bytes(w));
+  weights_ = HugePageBuffer(total);
+  char *at = weights_.data();
+  const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
+  for (WeightMatrix *w : all) {
+    const void *&copy = moved[w->data];
+    if (!copy) {
+      std::memcpy(at, w->data, bytes(w));
+      copy = at;
+      at += padded(bytes(w));
+      // The checkpoint's pages of it are not read again: let the kernel
+      // reclaim them. MADV_PAGEOUT keeps the contents (MADV_DONTNEED would
+      // zero weights that live in ordinary memory, as a checkpoint read
+      // from a buffer does).
+      uintptr_t lo = (uintptr_t(w->data) + page - 1) / page * page;
+      uintptr_t hi = (uintptr_t(w->data) + bytes(w)) / page * page;
+      if (hi > lo)
+        madvise(reinterpret_cast<void *>(lo), hi - lo, MADV_PAGEOUT);
+    }
+    if (embed_.data == w->data)
+      embed_.data = copy;
+    w->data = copy;
   }
 }
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "engine/cpu/gemv_tuning.h"
+#include "engine/cpu/huge_pages.h"
 #include "engine/cpu/kv_cache.h"
 #include "engine/cpu/matmul.h"
 #include "engine/cpu/ops.h"
@@ -33,6 +34,11 @@ public:
 
   const ModelConfig &config() const { return config_; }
 
+  /// The weights copied into huge pages, and how many bytes of that copy
+  /// the kernel backs with 2 MiB pages now (0 and 0 without a copy).
+  size_t weights_copied_bytes() const { return weights_.size(); }
+  size_t weights_huge_bytes() const { return weights_.huge_bytes(); }
+
   /// Chooses the m = 1 plan of every bf16 projection and the head
   /// (gemv_tuning.h) and keeps it with each matrix. Call before forward().
   std::vector<GemvChoice> choose_gemv_plans(ThreadPool &pool,
@@ -50,8 +56,12 @@ private:
                        const Layer &layer, const PagedKv &kv, int64_t n,
                        bool pending_residual);
   void mlp_block(ThreadPool &pool, const Layer &layer, int64_t n);
+  // Copies the projections and the head into huge pages (huge_pages.h) and
+  // points the matrices there.
+  void move_to_huge_pages();
 
   ModelConfig config_;
+  HugePageBuffer weights_; // the copies move_to_huge_pages made, if any
   WeightMatrix embed_, lm_head_;
   std::vector<float> final_norm_;
   std::vector<Layer> layers_;

@@ -12,6 +12,7 @@
 #include "engine/cpu/kv_cache.h"
 #include "engine/cpu/qwen3_cpu_model.h"
 #include "engine/cpu/thread_pool.h"
+#include "engine/error.h"
 #include "engine/forward_batch.h"
 #include "engine/io/checkpoint.h"
 #include "engine/llm_engine.h"
@@ -22,7 +23,9 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <string>
 
 using namespace engine;
 using nlohmann::json;
@@ -155,6 +158,69 @@ TEST_P(GoldenModel, GreedyContinuationsMatchWithEveryGemvPlanForced) {
       EXPECT_EQ(outs[p].token_ids,
                 golden["greedy"][p].get<std::vector<int32_t>>())
           << "prompt " << p << " with " << plan->name;
+  }
+}
+
+namespace {
+/// Sets ENGINE_HUGE_PAGES for its lifetime, then puts back what was there.
+class HugePagesSetting {
+public:
+  explicit HugePagesSetting(const char *value) {
+    if (const char *old = std::getenv(kName))
+      old_ = old, had_ = true;
+    setenv(kName, value, 1);
+  }
+  ~HugePagesSetting() {
+    if (had_)
+      setenv(kName, old_.c_str(), 1);
+    else
+      unsetenv(kName);
+  }
+
+private:
+  static constexpr const char *kName = "ENGINE_HUGE_PAGES";
+  std::string old_;
+  bool had_ = false;
+};
+} // namespace
+
+// The weights copied into huge pages (engine/cpu/huge_pages.h) are the same
+// numbers in other memory: the logits must not change by a bit, ties to the
+// embeddings included.
+TEST_P(GoldenModel, WeightsCopiedToHugePagesGiveTheSameLogits) {
+  auto prompt = read_golden(dir())["prompts"][0].get<std::vector<int32_t>>();
+  std::vector<float> in_place, copied;
+  {
+    HugePagesSetting off("0");
+    in_place = all_position_logits(dir(), prompt);
+  }
+  {
+    HugePagesSetting on("1");
+    ModelConfig config = load_model_config(dir());
+    Checkpoint ckpt(dir());
+    Qwen3Weights w = bind_qwen3_weights(config, ckpt);
+    Qwen3CpuModel model(config, w, 64);
+    EXPECT_GT(model.weights_copied_bytes(), 0u);
+    EXPECT_LE(model.weights_huge_bytes(), model.weights_copied_bytes());
+    copied = all_position_logits(dir(), prompt);
+  }
+  ASSERT_EQ(in_place.size(), copied.size());
+  EXPECT_EQ(0, std::memcmp(in_place.data(), copied.data(),
+                           in_place.size() * sizeof(float)));
+}
+
+TEST(HugePagesSetting, AValueOtherThanZeroOrOneIsAnError) {
+  HugePagesSetting bad("yes");
+  const std::string dir = std::string(GOLDEN_DIR) + "/gqa2_headdim32_tied_f32";
+  ModelConfig config = load_model_config(dir);
+  Checkpoint ckpt(dir);
+  Qwen3Weights w = bind_qwen3_weights(config, ckpt);
+  try {
+    Qwen3CpuModel model(config, w, 64);
+    FAIL() << "ENGINE_HUGE_PAGES=yes was accepted";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string::npos,
+              std::string(e.what()).find("ENGINE_HUGE_PAGES"));
   }
 }
 
