@@ -3,8 +3,9 @@
 // for the requested rows.
 //
 // Weights are used in place from the memory-mapped checkpoint in their
-// stored dtype (bf16 stays bf16); activations are fp32. Only the small norm
-// vectors are converted to fp32 copies.
+// stored dtype (bf16 stays bf16), or, with ENGINE_HUGE_PAGES=1, from a copy
+// in 2 MiB pages; activations are fp32. Only the small norm vectors are
+// converted to fp32 copies.
 #pragma once
 
 #include "engine/cpu/gemv_tuning.h"
