@@ -3,6 +3,7 @@
 
 #include "engine/error.h"
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -24,8 +25,8 @@ HugePageBuffer::HugePageBuffer(size_t bytes) {
   void *p = mmap(nullptr, map_size_, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED)
-    throw Error("cannot reserve " + std::to_string(size_ >> 20) +
-                " MiB for the weights (" + std::strerror(errno) + ")");
+    throw Error("engine: cannot reserve " + std::to_string(size_ >> 20) +
+                " MiB for huge pages (" + std::strerror(errno) + ")");
   map_ = static_cast<char *>(p);
   data_ = reinterpret_cast<char *>((uintptr_t(map_) + kHugePage - 1) /
                                    kHugePage * kHugePage);

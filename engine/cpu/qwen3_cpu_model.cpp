@@ -7,10 +7,9 @@
 #include "engine/cpu/qwen3_cpu_model.h"
 
 #include "engine/cpu/attention.h"
-#include "engine/error.h"
+#include "engine/env_switch.h"
 
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -35,16 +34,10 @@ std::vector<float> to_f32(const TensorView *t) {
 
 // ENGINE_HUGE_PAGES: 1 copies the projections and the head into huge pages
 // (huge_pages.h), 0 uses them in place from the checkpoint.
-constexpr bool kHugePagesByDefault = false;
-
 bool weights_in_huge_pages() {
-  const char *v = std::getenv("ENGINE_HUGE_PAGES");
-  if (!v || !*v)
-    return kHugePagesByDefault;
-  if (std::strcmp(v, "0") == 0 || std::strcmp(v, "1") == 0)
-    return *v == '1';
-  throw Error(std::string("ENGINE_HUGE_PAGES: expected 0 or 1, got '") + v +
-              "'");
+  return env_switch("ENGINE_HUGE_PAGES", false,
+                    "0 (the weights used in place, the default) or 1 (copied "
+                    "into 2 MiB pages)");
 }
 
 void grow(std::vector<float> &v, size_t n) {

@@ -2,26 +2,18 @@
 // setting: the GPU's compute capability and ENGINE_CUDA_PDL.
 #include "engine/cuda/dependent_launch.h"
 
-#include "engine/error.h"
+#include "engine/env_switch.h"
 
 #include <cuda_runtime_api.h>
-
-#include <cstdlib>
-#include <string>
 
 namespace engine::cuda {
 
 namespace {
 bool decide() {
-  bool wanted = true;
-  if (const char *v = std::getenv("ENGINE_CUDA_PDL")) {
-    const std::string s = v;
-    if (s != "0" && s != "1")
-      throw Error("engine: ENGINE_CUDA_PDL=" + s +
-                  ": must be 0 (kernels wait for the one ahead to finish "
-                  "before they launch) or 1 (the default)");
-    wanted = s == "1";
-  }
+  const bool wanted = env_switch(
+      "ENGINE_CUDA_PDL", true,
+      "0 (kernels wait for the one ahead to finish before they launch) or 1 "
+      "(the default)");
   int device = 0, major = 0;
   if (cudaGetDevice(&device) != cudaSuccess ||
       cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor,
