@@ -88,8 +88,12 @@ template <typename Wait> int blockedWait(Wait wait, bool mutex) {
   ThreadState *t = tracked();
   if (!t)
     return wait();
-  if (gSpeedup.on)
-    speedupBeforeBlock(t, nowTicks());
+  if (gSpeedup.on) {
+    uint64_t now = nowTicks();
+    speedupBeforeBlock(t, now);
+    if (mutex)
+      speedupReleasing(now); // the wait gives the mutex up
+  }
   uint64_t before = nowTicks();
   if (mutex)
     released(t, before);
@@ -180,8 +184,10 @@ PERFRT_API int pthread_mutex_unlock(pthread_mutex_t *m) {
   // In a virtual speedup, the pause owed is paid before the mutex is
   // released (perfrt_speedup.h: nothing that can wake another thread goes
   // before it).
-  if (gSpeedup.on)
+  if (gSpeedup.on) {
     speedupCatchUp(t);
+    speedupReleasing();
+  }
   int rc = realUnlock()(m);
   if (rc == 0)
     released(t, nowTicks());
@@ -204,6 +210,7 @@ void payBeforeWaking() {
     return;
   if (ThreadState *t = tracked()) {
     speedupCatchUp(t);
+    speedupReleasing();
     release(t);
   }
 }

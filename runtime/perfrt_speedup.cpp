@@ -132,11 +132,29 @@ void speedupCatchUp(ThreadState *t, uint64_t now) {
   gSpeedup.paidTicks.fetch_add(owed, std::memory_order_relaxed);
 }
 
+void speedupReleasing(uint64_t now) {
+  uint64_t total = speedupOwedTotal(now);
+  uint64_t seen = gSpeedup.releasedTicks.load(std::memory_order_relaxed);
+  while (seen < total && !gSpeedup.releasedTicks.compare_exchange_weak(
+                             seen, total, std::memory_order_relaxed)) {
+  }
+}
+
 void speedupSkip(ThreadState *t, uint64_t now) {
   // A thread inside a selected call skips the other running calls'
-  // accruals, not its own (accruedByRunning leaves its slot out).
+  // accruals, not its own (accruedByRunning leaves its slot out); the
+  // released total counted its own paused accrual, which it adds at exit.
   uint64_t total = gSpeedup.globalTicks.load(std::memory_order_relaxed) +
                    accruedByRunning(t->speedupSlot, now);
+  uint64_t released = gSpeedup.releasedTicks.load(std::memory_order_relaxed);
+  std::atomic<uint64_t> *slot = slotOf(t);
+  uint64_t v = slot ? slot->load(std::memory_order_relaxed) : 0;
+  if (v & SlotPaused) {
+    uint64_t own = workSoFar(v, now) * gSpeedup.percent / 100;
+    released = released > own ? released - own : 0;
+  }
+  if (released < total)
+    total = released;
   if (total > t->localDelayTicks)
     t->localDelayTicks = total;
 }
@@ -163,6 +181,8 @@ void speedupAfterBlock(ThreadState *t, uint64_t now) {
 }
 
 void speedupThreadExit(ThreadState *t) {
+  if (gSpeedup.on)
+    speedupReleasing(); // its joiner waited for it
   if (!slotOf(t))
     return;
   gSpeedup.running[t->speedupSlot - 1].value.store(0,

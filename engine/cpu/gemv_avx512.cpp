@@ -5,8 +5,9 @@
 // AVX-512 but no BF16. "bf16dp512" and "bf16dp256": vdpbf16ps on 512- and
 // 256-bit vectors against x rounded to bf16 once per call (relative error
 // about 1e-2 on long dot products, as the avx512bf16 matmul). Named as the
-// avx2 forms (gemv_avx2.cpp): R rows at once, one step a loop iteration
-// (u1), the block D blocks ahead prefetched (D = 0: none).
+// avx2 forms (gemv_avx2.cpp): R rows at once, U steps a loop iteration
+// (each with its own accumulators), the block D blocks ahead prefetched
+// (D = 0: none).
 #include "engine/cpu/gemv_kernels.h"
 #include "engine/cpu/gemv_rows.h"
 
@@ -77,42 +78,58 @@ ENGINE_AVX512BF16 const uint16_t *round_x(const GemvJob &job) {
   return xb.data();
 }
 
-template <int R>
+// R rows, U steps of 32 columns a loop iteration, each with its own
+// accumulators: one row (R = 1) reads the thread's rows as one sequential
+// stream, which a CPU's hardware prefetchers may follow better than R
+// streams a row apart; its U chains hide vdpbf16ps's latency.
+template <int R, int U>
 ENGINE_AVX512BF16 void dp512_block(const GemvJob &job, const uint16_t *xb,
                                    int64_t r, const char *ahead) {
   const int64_t cols = job.cols, steps = cols / 32;
   const uint16_t *w = job.w + r * cols;
-  __m512 acc[R];
+  __m512 acc[R][U];
   for (int a = 0; a < R; ++a)
-    acc[a] = _mm512_setzero_ps();
-  for (int64_t s = 0; s < steps; ++s) {
+    for (int u = 0; u < U; ++u)
+      acc[a][u] = _mm512_setzero_ps();
+  auto step = [&](int64_t s, int u) ENGINE_AVX512BF16 {
     const __m512i xv = _mm512_loadu_si512(xb + 32 * s);
-    prefetch_step<R * 64>(ahead, s);
     for (int a = 0; a < R; ++a)
-      acc[a] = _mm512_dpbf16_ps(
-          acc[a], (__m512bh)_mm512_loadu_si512(w + a * cols + 32 * s),
+      acc[a][u] = _mm512_dpbf16_ps(
+          acc[a][u], (__m512bh)_mm512_loadu_si512(w + a * cols + 32 * s),
           (__m512bh)xv);
+  };
+  int64_t s = 0;
+  for (; s + U <= steps; s += U) {
+    prefetch_step<R * 64 * U>(ahead, s / U);
+    for (int u = 0; u < U; ++u)
+      step(s + u, u);
   }
+  for (; s < steps; ++s)
+    step(s, 0);
   if (steps * 32 < cols) {
     const __mmask32 mask = __mmask32((1ull << (cols - steps * 32)) - 1);
     const __m512i xv = _mm512_loadu_si512(xb + 32 * steps);
     for (int a = 0; a < R; ++a)
-      acc[a] = _mm512_dpbf16_ps(
-          acc[a],
+      acc[a][0] = _mm512_dpbf16_ps(
+          acc[a][0],
           (__m512bh)_mm512_maskz_loadu_epi16(mask, w + a * cols + 32 * steps),
           (__m512bh)xv);
   }
-  for (int a = 0; a < R; ++a)
-    job.y[r + a] = _mm512_reduce_add_ps(acc[a]);
+  for (int a = 0; a < R; ++a) {
+    __m512 sum = acc[a][0];
+    for (int u = 1; u < U; ++u)
+      sum = _mm512_add_ps(sum, acc[a][u]);
+    job.y[r + a] = _mm512_reduce_add_ps(sum);
+  }
 }
 
-template <int R, int D>
+template <int R, int U, int D>
 ENGINE_AVX512BF16 void dp512_rows(const GemvJob &job, int64_t r0, int64_t r1) {
   const uint16_t *xb = round_x(job);
   for_each_row_block<R, D>(
       job, r0, r1,
       [&](auto rows, int64_t r, const char *ahead) ENGINE_AVX512BF16 {
-        dp512_block<decltype(rows)::value>(job, xb, r, ahead);
+        dp512_block<decltype(rows)::value, U>(job, xb, r, ahead);
       });
 }
 
@@ -173,11 +190,15 @@ std::vector<GemvKernel> gemv_kernels_avx512() {
   // avx512bf16 and amx levels ran at m = 1 before kernels were chosen by
   // measurement; the avx512 level ran the avx2 form.
   return {
-      {"bf16dp512-r8u1-pf1", Isa::Avx512Bf16, dp512_rows<8, 1>},
-      {"bf16dp512-r8u1-pf0", Isa::Avx512Bf16, dp512_rows<8, 0>},
-      {"bf16dp512-r4u1-pf0", Isa::Avx512Bf16, dp512_rows<4, 0>},
-      {"bf16dp512-r4u1-pf1", Isa::Avx512Bf16, dp512_rows<4, 1>},
-      {"bf16dp512-r8u1-pf2", Isa::Avx512Bf16, dp512_rows<8, 2>},
+      {"bf16dp512-r8u1-pf1", Isa::Avx512Bf16, dp512_rows<8, 1, 1>},
+      {"bf16dp512-r8u1-pf0", Isa::Avx512Bf16, dp512_rows<8, 1, 0>},
+      {"bf16dp512-r4u1-pf0", Isa::Avx512Bf16, dp512_rows<4, 1, 0>},
+      {"bf16dp512-r4u1-pf1", Isa::Avx512Bf16, dp512_rows<4, 1, 1>},
+      {"bf16dp512-r8u1-pf2", Isa::Avx512Bf16, dp512_rows<8, 1, 2>},
+      {"bf16dp512-r1u2-pf0", Isa::Avx512Bf16, dp512_rows<1, 2, 0>},
+      {"bf16dp512-r1u2-pf1", Isa::Avx512Bf16, dp512_rows<1, 2, 1>},
+      {"bf16dp512-r1u4-pf0", Isa::Avx512Bf16, dp512_rows<1, 4, 0>},
+      {"bf16dp512-r2u2-pf0", Isa::Avx512Bf16, dp512_rows<2, 2, 0>},
       {"bf16dp256-r4u1-pf1", Isa::Avx512Bf16, dp256_rows<4, 1>},
       {"bf16dp256-r8u1-pf1", Isa::Avx512Bf16, dp256_rows<8, 1>},
       {"avx512-r2u1-pf1", Isa::Avx512, shift_rows<2, 1>},
