@@ -19,6 +19,7 @@ protected:
     gSpeedup.globalTicks = 0;
     gSpeedup.insertedTicks = 0;
     gSpeedup.paidTicks = 0;
+    gSpeedup.releasedTicks = 0;
     speedupAfterFork(); // every running slot free: the states below are new
     a = createThreadState();
     b = createThreadState();
@@ -68,10 +69,37 @@ TEST_F(Speedup, AThreadInsideASelectedFunctionDoesNotPay) {
 TEST_F(Speedup, AWokenThreadSkipsWhatAccruedWhileItWaited) {
   speedupEnterSelected(a, 0);
   speedupExitSelected(a, 4000);
+  speedupReleasing(4000); // a unlocks the mutex b waits for
   speedupSkip(b);
   EXPECT_EQ(b->localDelayTicks, 2000u);
   speedupCatchUp(b);
   EXPECT_EQ(gSpeedup.paidTicks.load(), 0u);
+}
+
+// The thread that released a waiter runs on while the kernel wakes it, here
+// in a selected call: the waiter forgives what was owed at the release, and
+// pays what accrued after it (forgiven, it read as a gain: lock_handoff's
+// lock-free encode_record, docs/methodology.md).
+TEST_F(Speedup, AWokenThreadPaysWhatAccruedAfterItsRelease) {
+  speedupEnterSelected(a, 0);
+  speedupReleasing(1000); // a's call has accrued 500 by the release
+  speedupSkip(b, 3000);   // b runs again at 3000: 1500 accrued by then
+  EXPECT_EQ(b->localDelayTicks, 500u);
+  speedupExitSelected(a, 4000);
+  speedupCatchUp(b, 5000);
+  EXPECT_EQ(gSpeedup.paidTicks.load(), 1500u);
+}
+
+TEST_F(Speedup, AWokenSelectedCallForgivesNotItsOwnAccrual) {
+  speedupEnterSelected(b, 0);
+  speedupBeforeBlock(b, 1000); // 500 of its own accrued, then blocked
+  speedupReleasing(6000);      // the release counts b's 500 too
+  b->locks.blockedTicks += 5000;
+  speedupAfterBlock(b, 6000);
+  EXPECT_EQ(b->localDelayTicks, 0u); // nothing else accrued
+  speedupExitSelected(b, 7000);      // its own 1000: credited once
+  EXPECT_EQ(b->localDelayTicks, 1000u);
+  EXPECT_EQ(gSpeedup.globalTicks.load(), 1000u);
 }
 
 // The pause stands for "the other threads ran slower while f ran": it
