@@ -184,10 +184,8 @@ PERFRT_API int pthread_mutex_unlock(pthread_mutex_t *m) {
   // In a virtual speedup, the pause owed is paid before the mutex is
   // released (perfrt_speedup.h: nothing that can wake another thread goes
   // before it).
-  if (gSpeedup.on) {
-    speedupCatchUp(t);
-    speedupReleasing();
-  }
+  if (gSpeedup.on)
+    speedupBeforeWaking(t);
   int rc = realUnlock()(m);
   if (rc == 0)
     released(t, nowTicks());
@@ -209,8 +207,7 @@ void payBeforeWaking() {
   if (!gSpeedup.on)
     return;
   if (ThreadState *t = tracked()) {
-    speedupCatchUp(t);
-    speedupReleasing();
+    speedupBeforeWaking(t);
     release(t);
   }
 }

@@ -120,10 +120,9 @@ uint64_t speedupOwedTotal(uint64_t now) {
          accruedByRunning(0, now);
 }
 
-void speedupCatchUp(ThreadState *t, uint64_t now) {
-  if (t->selectedDepth)
-    return;
-  uint64_t total = speedupOwedTotal(now);
+namespace {
+/// Pays what \p t owes up to \p total.
+void payUpTo(ThreadState *t, uint64_t total) {
   if (total <= t->localDelayTicks)
     return;
   uint64_t owed = total - t->localDelayTicks;
@@ -132,12 +131,30 @@ void speedupCatchUp(ThreadState *t, uint64_t now) {
   gSpeedup.paidTicks.fetch_add(owed, std::memory_order_relaxed);
 }
 
-void speedupReleasing(uint64_t now) {
-  uint64_t total = speedupOwedTotal(now);
+/// \p total is what the threads released now may forgive.
+void publishReleased(uint64_t total) {
   uint64_t seen = gSpeedup.releasedTicks.load(std::memory_order_relaxed);
   while (seen < total && !gSpeedup.releasedTicks.compare_exchange_weak(
                              seen, total, std::memory_order_relaxed)) {
   }
+}
+} // namespace
+
+void speedupCatchUp(ThreadState *t, uint64_t now) {
+  if (t->selectedDepth)
+    return;
+  payUpTo(t, speedupOwedTotal(now));
+}
+
+void speedupReleasing(uint64_t now) { publishReleased(speedupOwedTotal(now)); }
+
+void speedupBeforeWaking(ThreadState *t) {
+  // One total for both: outside a selected call it is what the thread pays
+  // up to (its own running slot is empty); inside one it pays nothing.
+  uint64_t total = speedupOwedTotal();
+  if (!t->selectedDepth)
+    payUpTo(t, total);
+  publishReleased(total);
 }
 
 void speedupSkip(ThreadState *t, uint64_t now) {

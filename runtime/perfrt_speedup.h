@@ -101,6 +101,10 @@ void speedupSkip(ThreadState *t, uint64_t now = 0);
 /// condition wait, exiting): what is owed at \p now (0: read the clock if
 /// needed) is what they may skip.
 void speedupReleasing(uint64_t now = 0);
+/// \p t is about to wake threads that wait for it (unlocking a mutex,
+/// signalling a condition): speedupCatchUp, then speedupReleasing, with the
+/// owed total read once.
+void speedupBeforeWaking(ThreadState *t);
 /// \p t is about to block on another thread at \p now: pays what it owes,
 /// or, inside a selected call, stops accruing (blocked time is not its
 /// work).

@@ -76,6 +76,18 @@ TEST_F(Speedup, AWokenThreadSkipsWhatAccruedWhileItWaited) {
   EXPECT_EQ(gSpeedup.paidTicks.load(), 0u);
 }
 
+TEST_F(Speedup, AThreadAboutToWakeAnotherPaysThenPublishes) {
+  speedupEnterSelected(a, 0);
+  speedupExitSelected(a, 4000); // 2000 owed
+  speedupBeforeWaking(b);       // b unlocks: pays, and the waiter may forgive
+  EXPECT_EQ(gSpeedup.paidTicks.load(), 2000u);
+  EXPECT_EQ(gSpeedup.releasedTicks.load(), 2000u);
+  speedupEnterSelected(a, 5000);
+  speedupBeforeWaking(a); // inside its own call: pays nothing, publishes
+  EXPECT_EQ(gSpeedup.paidTicks.load(), 2000u);
+  EXPECT_GE(gSpeedup.releasedTicks.load(), 2000u);
+}
+
 // The thread that released a waiter runs on while the kernel wakes it, here
 // in a selected call: the waiter forgives what was owed at the release, and
 // pays what accrued after it (forgiven, it read as a gain: lock_handoff's
