@@ -244,8 +244,9 @@ void register_all() {
             ->Unit(benchmark::kMicrosecond);
       }
   }
-  // Where AMX starts to pay: both bf16 kernels at small batches.
-  if (top == Isa::Amx)
+  // Small batches (batched decode) with vdpbf16ps, and with AMX where
+  // there is: where AMX starts to pay.
+  if (top >= Isa::Avx512Bf16)
     for (int64_t m : {1, 2, 4, 8, 16, 32, 64})
       for (const Shape &s : {kShapes[0], kShapes[3]}) {
         std::string suffix = std::string(s.name) + "/m:" + std::to_string(m);
@@ -254,6 +255,8 @@ void register_all() {
             Isa::Avx512Bf16, DType::BF16, s, m, F32Matmul::Auto, 0)
             ->UseRealTime()
             ->Unit(benchmark::kMicrosecond);
+        if (top != Isa::Amx)
+          continue;
         benchmark::RegisterBenchmark(("batch_sweep/amx/" + suffix).c_str(),
                                      bm_matmul, Isa::Amx, DType::BF16, s, m,
                                      F32Matmul::Auto, 1)
