@@ -31,8 +31,10 @@ ModelCost model_cost(const ModelConfig &config, const Checkpoint &checkpoint,
     for (const char *p : {"gate", "up", "down"})
       add(layer + "mlp." + p + "_proj.weight");
   }
+  const double before_head = m.matrix_params;
   add(config.tie_word_embeddings ? "model.embed_tokens.weight"
                                  : "lm_head.weight");
+  m.head_params = m.matrix_params - before_head;
   if (kv_element_bytes <= 0)
     kv_element_bytes =
         tensor(checkpoint, "model.layers.0.self_attn.k_proj.weight").dtype ==
@@ -63,7 +65,7 @@ WorkCost prefill_cost(const ModelCost &m, int tokens) {
   // The K and V it writes, read back by the later queries from cache.
   w.bytes = m.matrix_bytes + n * m.kv_bytes_per_position;
   // Causal: query i attends to i + 1 positions.
-  w.flops = n * 2 * m.matrix_params +
+  w.flops = n * 2 * (m.matrix_params - m.head_params) + 2 * m.head_params +
             m.attention_flops_per_position * n * (n + 1) / 2;
   return w;
 }

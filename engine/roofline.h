@@ -22,6 +22,9 @@ struct WorkCost {
 struct ModelCost {
   double matrix_bytes = 0;  ///< q/k/v/o/gate/up/down of every layer, the head
   double matrix_params = 0; ///< their elements (2 flops each per token)
+  /// The head's elements (in matrix_params too): a prefill computes the
+  /// logits of a prompt's last position only.
+  double head_params = 0;
   double kv_bytes_per_position = 0; ///< K and V of one position, all layers
   /// q·k and p·v for one query against one key, all layers and heads.
   double attention_flops_per_position = 0;
@@ -40,7 +43,8 @@ ModelCost model_cost(const ModelConfig &config, const Checkpoint &checkpoint,
 WorkCost decode_step_cost(const ModelCost &m, int sequences,
                           double mean_context);
 
-/// The prefill of one prompt of `tokens` tokens with nothing cached.
+/// The prefill of one prompt of `tokens` tokens with nothing cached: every
+/// projection for each token, the head for the last.
 WorkCost prefill_cost(const ModelCost &m, int tokens);
 
 } // namespace engine

@@ -49,42 +49,51 @@ ENGINE_AVX512BF16 inline __m512 sum16(const __m512 v[16]) {
 // R weight rows × M x rows over columns [k0, cols). x rows are zero-padded to
 // a multiple of 32, so only the weight loads need a mask at the tail.
 //
-// The R rows are one contiguous stretch of memory; `next` (when not null) is
-// the stretch a later block will read, prefetched R lines per step so that it
-// is in cache by the time it is needed.
+// `next` is a stretch of weights a later block will read, P lines of it
+// prefetched per step so that it is in cache by the time it is needed (P = 0:
+// none). P = R covers a whole block in one pass over x, and goes to L1;
+// less is one share of a block spread over several groups of x rows
+// (x_rows), and goes to L2, where it does not evict the x rows the blocks
+// read. P is a template parameter, so that the loop holds no branch for it
+// (GCC kept runtime flags for it on the stack and tested them every step).
 //
 // Never inlined: with every block<R, M> inlined into rows(), clang 14 ran
 // short of registers and reloaded row pointers and accumulators from the
 // stack inside this loop (decode 6-8% slower than GCC's code, which keeps
 // block<8, 1> a function of its own).
-template <int R, int M>
+template <int R, int M, int P>
 ENGINE_AVX512BF16 __attribute__((noinline)) void
 block(const MatmulJob &job, int64_t r, int64_t i, int64_t k0, bool accumulate,
-      const char *next, int per_step, bool into_l1) {
+      const char *next) {
   const int64_t cols = job.cols;
   const uint16_t *w = static_cast<const uint16_t *>(job.w) + r * cols;
   const uint16_t *x = job.xb + i * job.xb_stride;
+  // The loops over a block's rows are unrolled before GCC decides where the
+  // accumulators live: else GCC 12 keeps acc in memory, zeroing it there and
+  // storing and reloading all of it around the loop (prefill's matmuls 7-10%
+  // slower than clang's code, which unrolls them anyway).
   __m512 acc[R][M];
+#pragma GCC unroll 16
   for (int a = 0; a < R; ++a)
+#pragma GCC unroll 16
     for (int b = 0; b < M; ++b)
       acc[a][b] = _mm512_setzero_ps();
   int64_t k = k0;
   for (; k + 32 <= cols; k += 32) {
     __m512i wv[R];
+#pragma GCC unroll 16
     for (int a = 0; a < R; ++a) {
-      if (next && a < per_step) {
-        const char *line = next + ((k - k0) / 32 * per_step + a) * 64;
-        // One group of x rows: straight to L1; with more, to L2, where
-        // they do not evict the x rows the blocks are reading.
-        if (into_l1)
-          _mm_prefetch(line, _MM_HINT_T0);
-        else
-          _mm_prefetch(line, _MM_HINT_T1);
-      }
+      if constexpr (P == R)
+        _mm_prefetch(next + a * 64, _MM_HINT_T0);
+      else if (a < P)
+        _mm_prefetch(next + a * 64, _MM_HINT_T1);
       wv[a] = _mm512_loadu_si512(w + a * cols + k);
     }
+    next += P * 64;
+#pragma GCC unroll 16
     for (int b = 0; b < M; ++b) {
       __m512i xv = _mm512_loadu_si512(x + b * job.xb_stride + k);
+#pragma GCC unroll 16
       for (int a = 0; a < R; ++a)
         acc[a][b] = dot(acc[a][b], wv[a], xv);
     }
@@ -92,10 +101,13 @@ block(const MatmulJob &job, int64_t r, int64_t i, int64_t k0, bool accumulate,
   if (k < cols) {
     __mmask32 mask = __mmask32((1ull << (cols - k)) - 1);
     __m512i wv[R];
+#pragma GCC unroll 16
     for (int a = 0; a < R; ++a)
       wv[a] = _mm512_maskz_loadu_epi16(mask, w + a * cols + k);
+#pragma GCC unroll 16
     for (int b = 0; b < M; ++b) {
       __m512i xv = _mm512_loadu_si512(x + b * job.xb_stride + k);
+#pragma GCC unroll 16
       for (int a = 0; a < R; ++a)
         acc[a][b] = dot(acc[a][b], wv[a], xv);
     }
@@ -103,13 +115,16 @@ block(const MatmulJob &job, int64_t r, int64_t i, int64_t k0, bool accumulate,
   if constexpr (R == 4 && M == 4) {
     // Sixteen sums at once; x row b's four outputs are adjacent in y.
     __m512 v[16];
+#pragma GCC unroll 16
     for (int a = 0; a < R; ++a)
+#pragma GCC unroll 16
       for (int b = 0; b < M; ++b)
         v[4 * a + b] = acc[a][b];
     const __m512 sums = sum16(v);
     const __m128 row_sums[4] = {
         _mm512_extractf32x4_ps(sums, 0), _mm512_extractf32x4_ps(sums, 1),
         _mm512_extractf32x4_ps(sums, 2), _mm512_extractf32x4_ps(sums, 3)};
+#pragma GCC unroll 16
     for (int b = 0; b < M; ++b) {
       float *out = job.y + (i + b) * job.rows + r;
       const __m128 s = row_sums[b];
@@ -117,7 +132,9 @@ block(const MatmulJob &job, int64_t r, int64_t i, int64_t k0, bool accumulate,
     }
     return;
   }
+#pragma GCC unroll 16
   for (int b = 0; b < M; ++b)
+#pragma GCC unroll 16
     for (int a = 0; a < R; ++a) {
       float *out = job.y + (i + b) * job.rows + r + a;
       float s = _mm512_reduce_add_ps(acc[a][b]);
@@ -125,39 +142,57 @@ block(const MatmulJob &job, int64_t r, int64_t i, int64_t k0, bool accumulate,
     }
 }
 
-// Rows [r, r + R) against x rows [i0, i1); prefetches `next` while on the
-// first group of x rows.
+// block<R, M, P> with P the largest power of two ≤ `per_step` (P = 0 when
+// there is nothing to prefetch).
+template <int R, int M>
+ENGINE_AVX512BF16 void block_prefetching(const MatmulJob &job, int64_t r,
+                                         int64_t i, int64_t k0, bool accumulate,
+                                         const char *next, int per_step) {
+  if (!next)
+    block<R, M, 0>(job, r, i, k0, accumulate, nullptr);
+  else if (per_step >= 8 && R >= 8)
+    block<R, M, (R >= 8 ? 8 : 0)>(job, r, i, k0, accumulate, next);
+  else if (per_step >= 4 && R >= 4)
+    block<R, M, (R >= 4 ? 4 : 0)>(job, r, i, k0, accumulate, next);
+  else if (per_step >= 2 && R >= 2)
+    block<R, M, (R >= 2 ? 2 : 0)>(job, r, i, k0, accumulate, next);
+  else
+    block<R, M, 1>(job, r, i, k0, accumulate, next);
+}
+
+// Rows [r, r + R) against x rows [i0, i1), prefetching the R rows at `next`
+// (when not null) meanwhile, spread evenly over the groups of x rows: issued
+// all during the first group, the prefetches came in bursts the memory system
+// did not keep up with (16 x rows on a Zen 4: 190-225 GFLOP/s, against
+// 250-310 spread out and into L2).
 template <int R>
 ENGINE_AVX512BF16 void x_rows(const MatmulJob &job, int64_t r, int64_t i0,
                               int64_t i1, int64_t k0, bool accumulate,
                               const char *next) {
-  // The next block's prefetch is spread evenly over every group of x rows
-  // this block takes: issued all during the first group, it came in bursts
-  // the memory system did not keep up with (16 x rows on a Zen 4: 190-225
-  // GFLOP/s, against 250-310 spread out and into L2).
   const int64_t groups = (i1 - i0 + 3) / 4;
   const int64_t steps = (job.cols - k0) / 32;
-  const int per_step =
-      int(std::max<int64_t>(1, R / std::max<int64_t>(1, groups)));
+  const int per_step = int(std::max<int64_t>(1, R / groups));
+  // block_prefetching rounds per_step down to a power of two.
+  int lines = 1;
+  while (lines * 2 <= per_step)
+    lines *= 2;
   const char *const next_end = next ? next + R * steps * 64 : nullptr;
-  const bool into_l1 = groups == 1;
   int64_t i = i0;
-  const char *p = next;
   auto advance = [&] {
-    if (p && (p += per_step * steps * 64) >= next_end)
-      p = nullptr;
+    if (next && (next += lines * steps * 64) >= next_end)
+      next = nullptr;
   };
   for (; i + 4 <= i1; i += 4, advance())
-    block<R, 4>(job, r, i, k0, accumulate, p, per_step, into_l1);
+    block_prefetching<R, 4>(job, r, i, k0, accumulate, next, lines);
   switch (i1 - i) {
   case 3:
-    block<R, 3>(job, r, i, k0, accumulate, p, per_step, into_l1);
+    block_prefetching<R, 3>(job, r, i, k0, accumulate, next, lines);
     break;
   case 2:
-    block<R, 2>(job, r, i, k0, accumulate, p, per_step, into_l1);
+    block_prefetching<R, 2>(job, r, i, k0, accumulate, next, lines);
     break;
   case 1:
-    block<R, 1>(job, r, i, k0, accumulate, p, per_step, into_l1);
+    block_prefetching<R, 1>(job, r, i, k0, accumulate, next, lines);
     break;
   }
 }

@@ -24,6 +24,7 @@ TEST(RooflineTest, CostsOfTheGoldenModelAddUpByHand) {
   // 32×80; then the tied head, 256×32.
   const double per_layer = 4096 + 2048 + 2048 + 4096 + 3 * 2560;
   EXPECT_DOUBLE_EQ(m.matrix_params, 2 * per_layer + 8192);
+  EXPECT_DOUBLE_EQ(m.head_params, 8192);
   EXPECT_DOUBLE_EQ(m.matrix_bytes, 4 * m.matrix_params); // f32
   // K and V, 2 layers × 2 KV heads × 32, f32 (the CPU keeps f32 weights'
   // cache in f32); bf16 when the backend says so.
@@ -38,7 +39,8 @@ TEST(RooflineTest, CostsOfTheGoldenModelAddUpByHand) {
   EXPECT_DOUBLE_EQ(step.flops, 3 * (2 * m.matrix_params + 10 * 1024));
   const WorkCost prefill = prefill_cost(m, 3);
   EXPECT_DOUBLE_EQ(prefill.bytes, m.matrix_bytes + 3 * 1024);
-  EXPECT_DOUBLE_EQ(prefill.flops, 3 * 2 * m.matrix_params + 1024 * 6);
+  // Each token through every layer, the last one through the head.
+  EXPECT_DOUBLE_EQ(prefill.flops, 3 * 2 * 2 * per_layer + 2 * 8192 + 1024 * 6);
 }
 
 TEST(RooflineTest, UntiedHeadIsItsOwnMatrix) {
@@ -49,6 +51,7 @@ TEST(RooflineTest, UntiedHeadIsItsOwnMatrix) {
   // vocab 384 × hidden 48 for the head, bf16 everywhere.
   EXPECT_DOUBLE_EQ(m.matrix_bytes, 2 * m.matrix_params);
   EXPECT_GT(m.matrix_params, 384 * 48);
+  EXPECT_DOUBLE_EQ(m.head_params, 384 * 48);
   EXPECT_DOUBLE_EQ(m.kv_bytes_per_position, 3 * 2 * 1 * 16 * 2);
 }
 
