@@ -6,7 +6,8 @@
 // contexts, a faster decode), f32 and f16 models an fp32 one.
 //
 // One anonymous mapping, so pages are committed only when a block is first
-// written: a cache sized for the worst case costs memory only as it fills.
+// written: a cache sized for the worst case costs memory only as it fills,
+// in 2 MiB pages where the kernel allows them (kv_cache.cpp says why).
 #pragma once
 
 #include "engine/cpu/attention.h"
@@ -35,7 +36,9 @@ public:
 private:
   int num_layers_, num_blocks_, block_size_, num_kv_heads_, head_dim_;
   DType dtype_;
-  size_t layer_bytes_; // per layer, K or V
+  size_t layer_bytes_;  // per layer, K or V
+  char *map_ = nullptr; // what mmap returned; data_ is it 2 MiB-aligned
+  size_t map_bytes_ = 0;
   char *data_ = nullptr;
   size_t bytes_ = 0;
 };
