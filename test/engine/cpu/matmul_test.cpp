@@ -1,12 +1,14 @@
 // test/engine/cpu/matmul_test.cpp - matmul() against an fp64 reference for
 // every weight type, many shapes and every instruction-set level.
 #include "engine/cpu/matmul.h"
+#include "engine/cpu/matmul_kernels.h"
 #include "engine/error.h"
 #include "isa_test_util.h"
 
 #include <cmath>
 #include <cstring>
 #include <gtest/gtest.h>
+#include <tuple>
 
 namespace engine {
 namespace {
@@ -131,6 +133,51 @@ TEST_P(MatmulPerIsa, ResultDoesNotDependOnTheNumberOfThreads) {
 INSTANTIATE_TEST_SUITE_P(Levels, MatmulPerIsa,
                          testing::ValuesIn(available_isas()),
                          test::isa_param_name);
+
+// The dot-product kernel's second use: the columns from k0 on, added to what
+// y holds (AMX leaves it the column tail past the last whole 32). Driven
+// directly, so that every CPU with AVX512-BF16 checks it, AMX or not; every
+// block shape (4 rows by 1 to 4 x rows, and single rows) and their prefetch.
+TEST(MatmulAvx512Bf16, AddsTheColumnsFromK0ToWhatYHolds) {
+  if (max_supported_isa() < Isa::Avx512Bf16)
+    GTEST_SKIP() << "this CPU has no AVX512-BF16";
+  for (int64_t m : {1, 3, 16, 23})
+    for (auto [rows, cols, k0] :
+         {std::tuple<int64_t, int64_t, int64_t>{37, 96, 64},
+          {50, 200, 32},
+          {13, 1030, 1024}}) {
+      std::mt19937 rng(uint32_t(m * rows + cols));
+      TestWeights w = make_weights(DType::BF16, rows * cols, rng);
+      std::vector<float> x = random_floats(size_t(m * cols), rng);
+      std::vector<float> before = random_floats(size_t(m * rows), rng);
+      const int64_t stride = (cols + 31) / 32 * 32;
+      std::vector<uint16_t> xb(size_t(m * stride));
+      cpu_detail::convert_rows_bf16(x.data(), cols, 0, m, xb.data(), stride);
+      std::vector<float> y = before;
+      cpu_detail::MatmulJob job;
+      job.x = x.data();
+      job.m = m;
+      job.w = w.half.data();
+      job.rows = rows;
+      job.cols = cols;
+      job.y = y.data();
+      job.xb = xb.data();
+      job.xb_stride = stride;
+      cpu_detail::matmul_rows_avx512bf16(job, 0, rows, k0, true);
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t r = 0; r < rows; ++r) {
+          double ref = before[i * rows + r], magnitude = 0;
+          for (int64_t k = k0; k < cols; ++k) {
+            double p = double(x[i * cols + k]) * w.exact[r * cols + k];
+            ref += p;
+            magnitude += std::fabs(p);
+          }
+          ASSERT_NEAR(y[i * rows + r], ref, magnitude / 256 + 1e-6)
+              << "m=" << m << " rows=" << rows << " cols=" << cols
+              << " k0=" << k0 << " at y[" << i << "][" << r << "]";
+        }
+    }
+}
 
 TEST(Matmul, F32OwnKernelAndOpenBlasBothMatchTheReference) {
   ThreadPool pool(2);
