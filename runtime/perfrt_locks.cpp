@@ -52,9 +52,10 @@ LockFn realUnlock() {
 }
 
 /// The calling thread's state with its guard held, when an experiment is
-/// armed and the thread may record; else null (then only forward).
+/// armed and the thread is the program's and may record; else null (then
+/// only forward).
 ThreadState *tracked() {
-  if (__builtin_expect(!gArmed, 1))
+  if (__builtin_expect(!gArmed, 1) || tlsRuntimeThread)
     return nullptr;
   return acquire();
 }

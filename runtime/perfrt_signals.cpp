@@ -5,6 +5,7 @@ PERFRT_NOINSTR_BEGIN
 #include "perfrt_signals.h"
 
 #include "perfrt_runtime.h"
+#include "perfrt_thread.h"
 
 #include <cerrno>
 #include <csignal>
@@ -37,6 +38,7 @@ bool readWhole(int fd, void *data, size_t size) {
 }
 
 void *outputWriter(void *) {
+  tlsRuntimeThread = true;
   unsigned char sig = 0;
   if (readWhole(gRequest[0], &sig, 1))
     runtimeFinish(true); // other threads, the interrupted one too, run on

@@ -118,6 +118,7 @@ void writeChunk(SpanChunk *c) {
 }
 
 void *writerMain(void *) {
+  tlsRuntimeThread = true;
   pthread_setname_np(pthread_self(), "perfcc-writer");
   uint64_t lastScan = monotonicNs();
   pthread_mutex_lock(&poolLock);

@@ -18,6 +18,8 @@ namespace perfrt {
 
 __thread ThreadState *tlsState __attribute__((tls_model("initial-exec"))) =
     nullptr;
+__thread bool tlsRuntimeThread __attribute__((tls_model("initial-exec"))) =
+    false;
 
 namespace {
 

@@ -143,6 +143,15 @@ static_assert(std::is_trivially_destructible<ThreadState>::value,
 extern __thread ThreadState *tlsState
     __attribute__((tls_model("initial-exec")));
 
+/// True on the threads the runtime starts itself (the span writer, the
+/// signal output writer): they are not the program's, so the interposed
+/// mutex, condition and join calls forward theirs untouched (perfrt_locks):
+/// no virtual-speedup pauses, no blocked time, no lock statistics. Before
+/// this, the writer, waking from its timed poll, paid every pause inserted
+/// since, spinning on a CPU the program's threads needed.
+extern __thread bool tlsRuntimeThread
+    __attribute__((tls_model("initial-exec")));
+
 /// Creates the calling thread's state (mmap, pthread key). Null if memory
 /// ran out or the runtime is not recording.
 ThreadState *createThreadState();
