@@ -16,14 +16,15 @@ namespace {
 constexpr size_t kHugePage = size_t(2) << 20;
 }
 
-HugePageBuffer::HugePageBuffer(size_t bytes) {
+HugePageBuffer::HugePageBuffer(size_t bytes, bool lazy) {
   size_ = (bytes + kHugePage - 1) / kHugePage * kHugePage;
   if (size_ == 0)
     return;
   // One huge page more than asked, so that an aligned stretch fits.
   map_size_ = size_ + kHugePage;
-  void *p = mmap(nullptr, map_size_, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void *p =
+      mmap(nullptr, map_size_, PROT_READ | PROT_WRITE,
+           MAP_PRIVATE | MAP_ANONYMOUS | (lazy ? MAP_NORESERVE : 0), -1, 0);
   if (p == MAP_FAILED)
     throw Error("engine: cannot reserve " + std::to_string(size_ >> 20) +
                 " MiB for huge pages (" + std::strerror(errno) + ")");

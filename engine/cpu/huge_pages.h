@@ -16,8 +16,10 @@ class HugePageBuffer {
 public:
   HugePageBuffer() = default;
   /// Reserves `bytes` (rounded up to 2 MiB), 2 MiB aligned; throws
-  /// engine::Error if the memory cannot be had.
-  explicit HugePageBuffer(size_t bytes);
+  /// engine::Error if the memory cannot be had. `lazy`: no swap space is
+  /// reserved for it (MAP_NORESERVE), for a buffer sized for the worst case
+  /// and committed page by page as it is first written (the KV cache).
+  explicit HugePageBuffer(size_t bytes, bool lazy = false);
   ~HugePageBuffer();
   HugePageBuffer(HugePageBuffer &&other) noexcept;
   HugePageBuffer &operator=(HugePageBuffer &&other) noexcept;

@@ -11,6 +11,7 @@
 #pragma once
 
 #include "engine/cpu/attention.h"
+#include "engine/cpu/huge_pages.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -21,7 +22,6 @@ class KvCache {
 public:
   KvCache(int num_layers, int num_blocks, int block_size, int num_kv_heads,
           int head_dim, DType dtype = DType::F32);
-  ~KvCache();
   KvCache(const KvCache &) = delete;
   KvCache &operator=(const KvCache &) = delete;
 
@@ -36,11 +36,9 @@ public:
 private:
   int num_layers_, num_blocks_, block_size_, num_kv_heads_, head_dim_;
   DType dtype_;
-  size_t layer_bytes_;  // per layer, K or V
-  char *map_ = nullptr; // what mmap returned; data_ is it 2 MiB-aligned
-  size_t map_bytes_ = 0;
-  char *data_ = nullptr;
+  size_t layer_bytes_; // per layer, K or V
   size_t bytes_ = 0;
+  HugePageBuffer memory_;
 };
 
 } // namespace engine

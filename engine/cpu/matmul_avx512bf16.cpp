@@ -142,22 +142,24 @@ block(const MatmulJob &job, int64_t r, int64_t i, int64_t k0, bool accumulate,
     }
 }
 
-// block<R, M, P> with P the largest power of two ≤ `per_step` (P = 0 when
-// there is nothing to prefetch).
+// block<R, M, lines>: `lines` is 0 (nothing to prefetch), 1, 2, 4 or 8, and
+// at most R.
 template <int R, int M>
 ENGINE_AVX512BF16 void block_prefetching(const MatmulJob &job, int64_t r,
                                          int64_t i, int64_t k0, bool accumulate,
-                                         const char *next, int per_step) {
+                                         const char *next, int lines) {
   if (!next)
-    block<R, M, 0>(job, r, i, k0, accumulate, nullptr);
-  else if (per_step >= 8 && R >= 8)
-    block<R, M, (R >= 8 ? 8 : 0)>(job, r, i, k0, accumulate, next);
-  else if (per_step >= 4 && R >= 4)
-    block<R, M, (R >= 4 ? 4 : 0)>(job, r, i, k0, accumulate, next);
-  else if (per_step >= 2 && R >= 2)
-    block<R, M, (R >= 2 ? 2 : 0)>(job, r, i, k0, accumulate, next);
-  else
-    block<R, M, 1>(job, r, i, k0, accumulate, next);
+    return block<R, M, 0>(job, r, i, k0, accumulate, nullptr);
+  if constexpr (R >= 8)
+    if (lines == 8)
+      return block<R, M, 8>(job, r, i, k0, accumulate, next);
+  if constexpr (R >= 4)
+    if (lines == 4)
+      return block<R, M, 4>(job, r, i, k0, accumulate, next);
+  if constexpr (R >= 2)
+    if (lines == 2)
+      return block<R, M, 2>(job, r, i, k0, accumulate, next);
+  block<R, M, 1>(job, r, i, k0, accumulate, next);
 }
 
 // Rows [r, r + R) against x rows [i0, i1), prefetching the R rows at `next`
@@ -171,10 +173,10 @@ ENGINE_AVX512BF16 void x_rows(const MatmulJob &job, int64_t r, int64_t i0,
                               const char *next) {
   const int64_t groups = (i1 - i0 + 3) / 4;
   const int64_t steps = (job.cols - k0) / 32;
-  const int per_step = int(std::max<int64_t>(1, R / groups));
-  // block_prefetching rounds per_step down to a power of two.
+  // Lines per step: the block's R lines shared out over the groups, rounded
+  // down to a power of two (R is one).
   int lines = 1;
-  while (lines * 2 <= per_step)
+  while (lines * 2 * groups <= R)
     lines *= 2;
   const char *const next_end = next ? next + R * steps * 64 : nullptr;
   int64_t i = i0;
@@ -228,9 +230,9 @@ ENGINE_AVX512BF16 void rows_by(const MatmulJob &job, int64_t r0, int64_t r1,
   for (int64_t i0 = 0; i0 < job.m; i0 += chunk) {
     int64_t i1 = std::min(job.m, i0 + chunk);
     int64_t r = r0;
+    // Two blocks ahead with several groups of x rows, the next with one.
+    const int64_t ahead = i1 - i0 <= 4 ? 1 : 2;
     for (; r + R <= r1; r += R) {
-      // Two blocks ahead with several groups of x rows, the next with one.
-      const int64_t ahead = i1 - i0 <= 4 ? 1 : 2;
       const char *next =
           r + (ahead + 1) * R <= r1
               ? reinterpret_cast<const char *>(w + (r + ahead * R) * job.cols)
