@@ -2,13 +2,12 @@
 // rate engine-bench judges its tests against (see machine_ceilings.h).
 #include "engine/cpu/machine_ceilings.h"
 
+#include "engine/cpu/huge_pages.h"
 #include "engine/error.h"
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <immintrin.h>
-#include <memory>
 #include <vector>
 
 #define ENGINE_AVX2 __attribute__((target("avx2,fma")))
@@ -171,10 +170,6 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
       .count();
 }
-
-struct FreeDeleter {
-  void operator()(float *p) const { std::free(p); }
-};
 } // namespace
 
 MachineCeilings measure_machine_ceilings(ThreadPool &pool, Isa isa,
@@ -190,13 +185,13 @@ MachineCeilings measure_machine_ceilings(ThreadPool &pool, Isa isa,
 
   // Each thread reads its own slice, first touched by that thread (so it
   // sits in the thread's NUMA node), several times the caches' size in all.
-  const int64_t slice = buffer_bytes / n / 4096 * 4096;
-  std::unique_ptr<float, FreeDeleter> buffer(
-      static_cast<float *>(std::aligned_alloc(4096, size_t(slice) * n)));
-  if (!buffer)
-    throw Error("engine: cannot allocate " + std::to_string(slice * n) +
-                " bytes for the bandwidth pass");
-  float *base = buffer.get();
+  // The memory is the kind the weights live in (2 MiB pages where the kernel
+  // allows them): over 4 KiB pages the hardware prefetchers stop at every
+  // page and the pass measures less than the weights can be read at.
+  const int64_t slice =
+      buffer_bytes / n / (int64_t(2) << 20) * (int64_t(2) << 20);
+  HugePageBuffer buffer(size_t(slice) * n);
+  float *base = reinterpret_cast<float *>(buffer.data());
   pool.run([&](int t, int) {
     std::fill(base + t * (slice / 4), base + (t + 1) * (slice / 4), 1.0f);
   });
@@ -214,7 +209,7 @@ MachineCeilings measure_machine_ceilings(ThreadPool &pool, Isa isa,
   for (double s : sums)
     if (s != double(slice / 4)) // every float read is 1: the sum is a count
       throw Error("engine: the bandwidth pass read wrong values");
-  buffer.reset();
+  buffer = HugePageBuffer();
 
   // Iterations for about 30 ms a thread, found on the calling thread.
   float sink = 0;
