@@ -96,10 +96,13 @@ def bump_predictions(doc, percents):
     """What a speed-bump sweep answers at each percent: its extrapolation,
     or, where it cross-checked a slack verdict beside a contended mutex by
     virtual speedups (sweep/CrossCheck.h), what the cross-check measured:
-    the sweep's answer to a user who ran it as it comes."""
+    the sweep's answer to a user who ran it as it comes. (A function that
+    holds the mutex keeps its extrapolations, which take the cross-check's
+    gains themselves where those are less.)"""
     [g] = doc["analysis"]["groups"]
     check = g.get("cross_check")
-    if check and check["ran"] and check["valid"]:
+    if (check and check["ran"] and check["valid"]
+            and check.get("why_wanted") != "holds_mutex"):
         by = {l["percent"]: l["gain_percent"]["value"] for l in check["levels"]}
         return [by.get(p) for p in percents], g["shape"] + " (cross-checked)"
     by = {e["percent"]: e for e in g["extrapolation"] if e.get("percent")}

@@ -137,6 +137,7 @@ std::optional<RunMeasurement> parseSummaryOrThrow(std::string_view text,
       d.worstErrorNs = std::max(d.worstErrorNs, dbl(f, key::WorstErrorNs));
       d.workNs += u64(f, key::WorkNs);
       d.workCalls += u64(f, key::WorkCalls);
+      d.heldWorkNs += dbl(f, key::HeldShare) * double(u64(f, key::WorkNs));
     }
   }
   if (auto it = doc.find(key::Speedup); it != doc.end() && it->is_object()) {
@@ -208,6 +209,7 @@ void mergeMeasurement(RunMeasurement &into, const RunMeasurement &one) {
     d.worstErrorNs = std::max(d.worstErrorNs, f.worstErrorNs);
     d.workNs += f.workNs;
     d.workCalls += f.workCalls;
+    d.heldWorkNs += f.heldWorkNs;
   }
   for (const ProgressCount &p : one.progress) {
     ProgressCount &q = byName(into.progress, p.name);
@@ -462,6 +464,7 @@ TargetUse matchTargets(const Selection &selection, const RunMeasurement &m) {
         if (d.name == f.name) {
           use.workNs += d.workNs;
           use.workCalls += d.workCalls;
+          use.heldWorkNs += d.heldWorkNs;
         }
     }
   }

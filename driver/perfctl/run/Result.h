@@ -37,6 +37,9 @@ struct DelayedFunction {
   /// Its own work (time less delays and time blocked on other threads)
   /// over \c workCalls calls; 0 from a runtime that does not report it.
   std::uint64_t workNs = 0, workCalls = 0;
+  /// The part of that work done holding a mutex (the runtime's held_share
+  /// times its work), summed so that several processes' summaries merge.
+  double heldWorkNs = 0;
 };
 
 struct ProbedFunction {
@@ -150,6 +153,7 @@ struct TargetUse {
   double inclusiveNs = 0;
   /// The delayed targets' own work and the calls it was measured over.
   std::uint64_t workNs = 0, workCalls = 0;
+  double heldWorkNs = 0;                   ///< of workNs, done holding a mutex
   std::vector<std::string> unusedPatterns; ///< including patterns, as written
 };
 TargetUse matchTargets(const Selection &selection, const RunMeasurement &m);

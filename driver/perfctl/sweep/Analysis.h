@@ -38,6 +38,9 @@ struct RunPoint {
   /// Their mean own work a call (less delays and time blocked on other
   /// threads), or -1 when the runtime did not report it.
   double targetWorkNsPerCall = -1;
+  /// The share of that work done holding a mutex (the runtime's held_share),
+  /// or -1 when not reported.
+  double targetHeldShare = -1;
   /// Time the threads waited for a mutex, as a share of the run (armed
   /// runs: RunOutcome::mutexWaitShare).
   double mutexWaitShare = 0;
@@ -47,6 +50,12 @@ struct RunPoint {
 /// (summed over threads) runs beside a contended mutex: a slack verdict
 /// gets the caveat that slowing down cannot see a faster hand-off.
 constexpr double ContendedMutexShare = 0.05;
+
+/// A group that does this share of its own work or more holding a mutex
+/// the threads contend for (ContendedMutexShare) holds the lock up: a line
+/// through its slow-downs overstates what a faster critical section gains,
+/// and the sweep cross-checks it by virtual speedups.
+constexpr double HeldMutexShare = 0.5;
 
 struct AnalysisSettings {
   double confidence = 0.95;
@@ -101,19 +110,26 @@ struct Extrapolation {
   bool valid = false; ///< false: no estimate (inconclusive)
   Estimate gainPercent;
   /// A loss estimated through the function's call rate (CallRateModel.h):
-  /// then the line's estimate is kept here, the loss's lower end; NaN when
-  /// the line is the estimate.
+  /// then the line's estimate is kept here, the loss's lower end. A gain
+  /// measured by the cross-check of a group that holds a contended mutex
+  /// (byCrossCheck), smaller than the line's: the line's, the most it could
+  /// give. NaN when the line is the estimate.
   Estimate lineGainPercent{std::numeric_limits<double>::quiet_NaN(),
                            {std::numeric_limits<double>::quiet_NaN(),
                             std::numeric_limits<double>::quiet_NaN()}};
   bool byCallRate = false;
+  bool byCrossCheck = false;
   std::string note;
 };
 
-/// A slack verdict beside a contended mutex, measured again by a virtual
-/// speedup, the side slowing down cannot see (sweep/CrossCheck.h).
+/// A verdict a lock makes uncertain, measured again by a virtual speedup,
+/// the side slowing down cannot see (sweep/CrossCheck.h): slack beside a
+/// contended mutex, or a gain of a function that holds one.
 struct CrossCheck {
-  bool wanted = false;  ///< the caveat applies
+  bool wanted = false; ///< the caveat applies
+  /// Why: the group holds the contended mutex (its gains extrapolated from
+  /// the line are the most a faster call could give), not slack beside it.
+  bool holdsMutex = false;
   bool ran = false;     ///< measured: percent, gainPercent, valid
   std::string why;      ///< why it did not run, or why it is not valid
   unsigned percent = 0; ///< the largest speedup measured
@@ -146,6 +162,9 @@ struct GroupAnalysis {
   double callsPerUnit = 0;   ///< calls of the targets per unit of work
   double targetNsPerCall = -1;
   double targetWorkNsPerCall = -1; ///< own work a call, at delay 0
+  /// Median over the armed runs of the share of the targets' own work done
+  /// holding a mutex (RunPoint::targetHeldShare); -1 when not reported.
+  double heldShare = -1;
   /// The median share of the run its armed zero-delay runs' threads waited
   /// for a mutex (RunPoint::mutexWaitShare).
   double mutexWaitShare = 0;
@@ -171,6 +190,8 @@ struct GroupAnalysis {
 /// What a verdict beside a contended mutex ends with until the cross-check
 /// has run (sweep/CrossCheck.h replaces it with the answer).
 extern const char *const CrossCheckAdvice;
+/// The same for a group that holds the contended mutex.
+extern const char *const HeldMutexCrossCheckAdvice;
 
 struct SweepAnalysis {
   Summary unarmedThroughput;

@@ -1,15 +1,17 @@
-//===- CrossCheck.h - a slack verdict measured from the other side -*- C++
-//-*-===//
+//===- CrossCheck.h - a lock's verdict from the other side ---*- C++ -*-===//
 //
-// Speed bumps slow a function down; beside a contended mutex that cannot
-// show what a faster call gains (back sooner, its thread takes the mutex
-// again before the waiter it woke runs, and saves a hand-off), so a slack
-// verdict there may be wrong (docs/methodology.md, Locks). After such a
-// sweep, unless --cross-check off, perfctl measures those groups again by
-// virtual speedups (Coz's mode, which speeds the function up) into
-// OUT/cross-check/, within what is left of the budget (at least a quarter
-// of it), and each verdict
-// ends with what they say instead of the advice to cross-check by hand.
+// Speed bumps slow a function down, and a lock has sides that slowing down
+// cannot show. Beside a contended mutex, a faster call can be back sooner,
+// take the mutex again before the waiter it woke runs, and save a hand-off:
+// a slack verdict there may be wrong. Holding a contended mutex, a shorter
+// critical section can move the bottleneck off the mutex: the gains a line
+// through the slow-downs extrapolates are the most a faster call could give
+// (docs/methodology.md, Locks). After such a sweep, unless --cross-check
+// off, perfctl measures those groups again by virtual speedups (Coz's mode,
+// which speeds the function up) into OUT/cross-check/, within what is left
+// of the budget (at least a quarter of it); each verdict ends with what they
+// say instead of the advice to cross-check by hand, and a holder's gains
+// where they measured less than the line are the measured ones.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PERFCC_DRIVER_PERFCTL_SWEEP_CROSSCHECK_H
@@ -34,7 +36,9 @@ std::string crossCheckBlocker(const SweepOptions &options);
 
 /// Records \p measured (the group's virtual-speedup result) in \p group and
 /// puts what it says in its verdict, where the advice to cross-check by hand
-/// was: a gain, a loss, or neither, at the largest speedup measured.
+/// was: a gain, a loss, or neither, at the largest speedup measured; for a
+/// group that holds the mutex, each extrapolation at a percent it measured
+/// lower than the line takes the measured gain.
 void applyCrossCheck(GroupAnalysis &group, const SpeedupGroup &measured);
 
 /// Runs the cross-check of every group of \p analysis that wants one, as a

@@ -85,6 +85,8 @@ json runJson(const SweepState &state, const RunRecord &r) {
     run["target_work_ns_per_call"] = r.targetWorkNsPerCall >= 0
                                          ? number(r.targetWorkNsPerCall)
                                          : json(nullptr);
+    run["target_held_share"] =
+        r.targetHeldShare >= 0 ? number(r.targetHeldShare) : json(nullptr);
     if (o.speedup) {
       run["virtual_throughput"] = number(o.virtualThroughput);
       run["effective_window_ns"] = number(o.effectiveWindowNs);
@@ -127,6 +129,7 @@ json crossCheckJson(const CrossCheck &c) {
     levels.push_back({{"percent", percent},
                       {"gain_percent", c.valid ? estimate(gain) : nullptr}});
   return {{"ran", c.ran},
+          {"why_wanted", c.holdsMutex ? "holds_mutex" : "beside_mutex"},
           {"valid", c.ran && c.valid},
           {"why", c.why},
           {"folder", c.ran ? json("cross-check") : json(nullptr)},
@@ -155,44 +158,48 @@ json groupJson(const GroupAnalysis &g) {
          {"capped", e.capped},
          {"valid", e.valid},
          {"gain_percent", estimate(e.gainPercent)},
-         {"model", e.byCallRate ? "call_rate" : "line"},
-         {"line_gain_percent",
-          e.byCallRate ? estimate(e.lineGainPercent) : json(nullptr)},
+         {"model", e.byCallRate     ? "call_rate"
+                   : e.byCrossCheck ? "cross_check"
+                                    : "line"},
+         {"line_gain_percent", e.byCallRate || e.byCrossCheck
+                                   ? estimate(e.lineGainPercent)
+                                   : json(nullptr)},
          {"note", e.note}});
   const HingeTest &h = g.hinge;
-  return {{"name", g.name},
-          {"file", g.file},
-          {"shape", shapeName(g.shape)},
-          {"verdict", g.verdict},
-          {"evidence", g.evidence},
-          {"pass_through", estimate(g.passThrough)},
-          {"slack_ns_per_call", g.shape == Shape::Threshold
-                                    ? number(g.slackNsPerCall)
-                                    : json(nullptr)},
-          {"noise_percent", number(g.noisePercent)},
-          {"overhead_percent", estimate(g.overheadPercent)},
-          {"calls_per_unit", number(g.callsPerUnit)},
-          {"target_ns_per_call",
-           g.targetNsPerCall >= 0 ? number(g.targetNsPerCall) : json(nullptr)},
-          {"target_work_ns_per_call", g.targetWorkNsPerCall >= 0
-                                          ? number(g.targetWorkNsPerCall)
-                                          : json(nullptr)},
-          {"levels", levels},
-          {"fit",
-           {{"line", report::line(g.line, "slope")},
-            {"hinge",
-             {{"ok", h.ok},
-              {"knee_ns_per_unit", number(h.fit.knee)},
-              {"knee_ci", interval(h.kneeCI)},
-              {"intercept_ns", number(h.fit.intercept)},
-              {"slope", number(h.fit.slope)},
-              {"slope_ci", interval(h.slopeCI)},
-              {"sse", number(h.fit.sse)},
-              {"f", number(h.fStatistic)},
-              {"p", number(h.pValue)}}}}},
-          {"call_rate_model", callRateJson(g.callRate)},
-          {"extrapolation", extrapolations},
-          {"cross_check", crossCheckJson(g.crossCheck)}};
+  return {
+      {"name", g.name},
+      {"file", g.file},
+      {"shape", shapeName(g.shape)},
+      {"verdict", g.verdict},
+      {"evidence", g.evidence},
+      {"pass_through", estimate(g.passThrough)},
+      {"slack_ns_per_call",
+       g.shape == Shape::Threshold ? number(g.slackNsPerCall) : json(nullptr)},
+      {"noise_percent", number(g.noisePercent)},
+      {"overhead_percent", estimate(g.overheadPercent)},
+      {"calls_per_unit", number(g.callsPerUnit)},
+      {"target_ns_per_call",
+       g.targetNsPerCall >= 0 ? number(g.targetNsPerCall) : json(nullptr)},
+      {"target_work_ns_per_call", g.targetWorkNsPerCall >= 0
+                                      ? number(g.targetWorkNsPerCall)
+                                      : json(nullptr)},
+      {"held_share", g.heldShare >= 0 ? number(g.heldShare) : json(nullptr)},
+      {"levels", levels},
+      {"fit",
+       {{"line", report::line(g.line, "slope")},
+        {"hinge",
+         {{"ok", h.ok},
+          {"knee_ns_per_unit", number(h.fit.knee)},
+          {"knee_ci", interval(h.kneeCI)},
+          {"intercept_ns", number(h.fit.intercept)},
+          {"slope", number(h.fit.slope)},
+          {"slope_ci", interval(h.slopeCI)},
+          {"sse", number(h.fit.sse)},
+          {"f", number(h.fStatistic)},
+          {"p", number(h.pValue)}}}}},
+      {"call_rate_model", callRateJson(g.callRate)},
+      {"extrapolation", extrapolations},
+      {"cross_check", crossCheckJson(g.crossCheck)}};
 }
 
 } // namespace

@@ -285,6 +285,8 @@ int runSweep(SweepState &state) {
         record.targetNsPerCall = use.inclusiveNs / double(use.calls);
       if (use.workCalls)
         record.targetWorkNsPerCall = double(use.workNs) / double(use.workCalls);
+      if (use.workNs)
+        record.targetHeldShare = use.heldWorkNs / double(use.workNs);
     }
     state.records.push_back(record);
     std::string line =
@@ -366,6 +368,7 @@ std::vector<RunPoint> pointsOf(const SweepState &state) {
     p.delayedCallsPerUnit = record.delayedCallsPerUnit;
     p.targetNsPerCall = record.targetNsPerCall;
     p.targetWorkNsPerCall = record.targetWorkNsPerCall;
+    p.targetHeldShare = record.targetHeldShare;
     p.mutexWaitShare = record.outcome.mutexWaitShare;
     points.push_back(p);
   }

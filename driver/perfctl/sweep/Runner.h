@@ -58,6 +58,7 @@ struct RunRecord {
   double delayedCallsPerUnit = 0;
   double targetNsPerCall = -1;     ///< armed runs whose targets ran
   double targetWorkNsPerCall = -1; ///< their own work a call, if reported
+  double targetHeldShare = -1;     ///< of that work, done holding a mutex
   std::string error;
 };
 

@@ -1,10 +1,12 @@
-//===- CrossCheckTest.cpp - a slack verdict measured from the other side --===//
+//===- CrossCheckTest.cpp - a lock's verdict from the other side ----------===//
 //
 // A slack verdict beside a contended mutex wants a cross-check by virtual
 // speedups; what the cross-check measured replaces the advice to run one
 // by hand with a gain, a loss or neither shown, in words; the speedups asked
 // follow --extrapolate's percents; a sweep whose throughput a virtual
-// speedup cannot correct says why it was not run.
+// speedup cannot correct says why it was not run. A gain of a function that
+// holds the contended mutex wants one too, and where it measures less than
+// the line extrapolates, the measurement is the estimate.
 //
 //===----------------------------------------------------------------------===//
 #include "sweep/CrossCheck.h"
@@ -42,6 +44,42 @@ SpeedupGroup measured(double value, double lo, double hi) {
   s.levels[0].percent = BaselinePercent;
   s.levels[1].percent = 25;
   s.levels[1].gainPercent = {value / 2, {lo / 2, hi / 2}};
+  s.levels[2].percent = 50;
+  s.levels[2].gainPercent = s.headline;
+  return s;
+}
+
+/// On the critical path (slope 1, 40 us of work a call against 100 us per
+/// unit of work): the line puts 10% faster at +4.2% and 50% at +25%. The
+/// function does \p held of its work holding a mutex the threads waited for
+/// 30% of the run.
+GroupAnalysis gainHoldingAMutex(double held) {
+  std::vector<RunPoint> points;
+  addGroup(
+      points, 0, kFine, 5, [](double x) { return 100000.0 + x; }, 0.002, 41);
+  for (RunPoint &p : points) {
+    p.mutexWaitShare = 0.3;
+    p.targetWorkNsPerCall = 40000;
+    p.targetHeldShare = held;
+  }
+  addUnarmed(points, 5, 100000, 0.002, 42);
+  AnalysisSettings settings;
+  settings.resamples = 300;
+  settings.speedupPercents = {10, 50};
+  return analyzeSweep({"locked"}, {"locked.targets"}, kFine, points, settings)
+      .groups[0];
+}
+
+/// A virtual-speedup result at 10% and 50%.
+SpeedupGroup measuredAt10And50(double at10, double at50) {
+  SpeedupGroup s;
+  s.name = "locked";
+  s.headlinePercent = 50;
+  s.headline = {at50, {at50 - 2, at50 + 2}};
+  s.levels.resize(3);
+  s.levels[0].percent = BaselinePercent;
+  s.levels[1].percent = 10;
+  s.levels[1].gainPercent = {at10, {at10 - 1, at10 + 1}};
   s.levels[2].percent = 50;
   s.levels[2].gainPercent = s.headline;
   return s;
@@ -127,4 +165,96 @@ TEST(CrossCheck, ThroughputsAVirtualSpeedupCannotCorrectBlockIt) {
   options.throughput.source = ThroughputSource::Progress;
   options.frequency = 20;
   EXPECT_NE(crossCheckBlocker(options).find("--frequency"), std::string::npos);
+}
+
+TEST(CrossCheck, AGainHoldingAContendedMutexWantsOne) {
+  GroupAnalysis g = gainHoldingAMutex(0.95);
+  ASSERT_EQ(g.shape, Shape::Linear);
+  EXPECT_DOUBLE_EQ(g.heldShare, 0.95);
+  EXPECT_TRUE(g.crossCheck.wanted);
+  EXPECT_TRUE(g.crossCheck.holdsMutex);
+  EXPECT_NE(g.verdict.find(HeldMutexCrossCheckAdvice), std::string::npos)
+      << g.verdict;
+  EXPECT_NE(g.evidence.back().find("95% of its own work is done holding one"),
+            std::string::npos)
+      << g.evidence.back();
+  // Work mostly outside the mutex: the line stands on its own.
+  GroupAnalysis outside = gainHoldingAMutex(0.2);
+  EXPECT_FALSE(outside.crossCheck.wanted);
+  EXPECT_EQ(outside.verdict.find("--speedup"), std::string::npos)
+      << outside.verdict;
+}
+
+TEST(CrossCheck, AHolderTakesTheMeasuredGainsWhereTheyAreLess) {
+  GroupAnalysis g = gainHoldingAMutex(0.95);
+  ASSERT_EQ(g.extrapolations.size(), 2u);
+  ASSERT_EQ(g.extrapolations[1].percent, 50u);
+  ASSERT_NEAR(g.extrapolations[1].gainPercent.value, 25.0, 0.5);
+  double line10 = g.extrapolations[0].gainPercent.value;
+  // The mutex stops being the bottleneck: +15% measured at 50% where the
+  // line says +25%; at 10% the measurement (+4.5%) is above the line.
+  applyCrossCheck(g, measuredAt10And50(4.5, 15.0));
+  const Extrapolation &at50 = g.extrapolations[1];
+  EXPECT_TRUE(at50.byCrossCheck);
+  EXPECT_DOUBLE_EQ(at50.gainPercent.value, 15.0);
+  EXPECT_DOUBLE_EQ(at50.gainPercent.ci.lo, 13.0);
+  EXPECT_NEAR(at50.lineGainPercent.value, 25.0, 0.5);
+  EXPECT_NE(at50.note.find("the most it could give"), std::string::npos)
+      << at50.note;
+  const Extrapolation &at10 = g.extrapolations[0];
+  EXPECT_FALSE(at10.byCrossCheck);
+  EXPECT_DOUBLE_EQ(at10.gainPercent.value, line10);
+  EXPECT_EQ(g.verdict.find("cross-check with --speedup"), std::string::npos)
+      << g.verdict;
+  EXPECT_NE(g.verdict.find("holds a contended mutex, sped up virtually "
+                           "(cross-check): +15.0% [+13.0%, +17.0%] if 50% "
+                           "faster, less than the line extrapolates"),
+            std::string::npos)
+      << g.verdict;
+  EXPECT_EQ(g.verdict.rfind("on the critical path (linear)", 0), 0u)
+      << g.verdict;
+}
+
+TEST(CrossCheck, AHolderKeepsTheLineWhereTheMeasurementIsNotLess) {
+  GroupAnalysis g = gainHoldingAMutex(0.95);
+  double line50 = g.extrapolations[1].gainPercent.value;
+  applyCrossCheck(g, measuredAt10And50(6.0, 30.0));
+  for (const Extrapolation &e : g.extrapolations)
+    EXPECT_FALSE(e.byCrossCheck);
+  EXPECT_DOUBLE_EQ(g.extrapolations[1].gainPercent.value, line50);
+  EXPECT_NE(g.verdict.find("the gains extrapolated stand"), std::string::npos)
+      << g.verdict;
+}
+
+TEST(CrossCheck, PartlyOnThePathBesideAContendedMutexWantsOne) {
+  // Half the delay passes through (sub-linear) for work done outside the
+  // mutex: the part of the gain a faster hand-off brings is not in the
+  // line (lock_convoy's prepare_local). Holding the mutex, the same curve
+  // is a holder's cross-check instead.
+  auto run = [](double held) {
+    std::vector<RunPoint> points;
+    addGroup(
+        points, 0, kFine, 5, [](double x) { return 100000.0 + 0.5 * x; }, 0.002,
+        51);
+    for (RunPoint &p : points) {
+      p.mutexWaitShare = 0.3;
+      p.targetHeldShare = held;
+    }
+    addUnarmed(points, 5, 100000, 0.002, 52);
+    AnalysisSettings settings;
+    settings.resamples = 300;
+    return analyzeSweep({"g"}, {"g.targets"}, kFine, points, settings)
+        .groups[0];
+  };
+  GroupAnalysis beside = run(0.0);
+  ASSERT_EQ(beside.shape, Shape::SubLinear);
+  EXPECT_TRUE(beside.crossCheck.wanted);
+  EXPECT_FALSE(beside.crossCheck.holdsMutex);
+  EXPECT_NE(beside.verdict.find(CrossCheckAdvice), std::string::npos)
+      << beside.verdict;
+  GroupAnalysis holding = run(0.9);
+  EXPECT_TRUE(holding.crossCheck.wanted);
+  EXPECT_TRUE(holding.crossCheck.holdsMutex);
+  EXPECT_EQ(holding.verdict.find(CrossCheckAdvice), std::string::npos)
+      << holding.verdict;
 }

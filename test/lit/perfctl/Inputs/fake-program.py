@@ -35,7 +35,10 @@ does when the process loaded a CUDA driver.
 Patterns in the targets file are matched with fnmatch against these names
 (FILE:FUNC takes FUNC); a pattern matching none of them delays nothing.
 --mutex-wait-share F makes armed runs report their threads waiting for a
-mutex F of the window. Options model failures: --exit, --fail-when-delay, --no-progress,
+mutex F of the window; --held-share F each delayed function doing F of its
+own work holding one (a consumer that holds the contended mutex, its virtual
+speedup capped by --speedup-cap-ns where the mutex stops being the
+bottleneck). Options model failures: --exit, --fail-when-delay, --no-progress,
 --zero-progress, --runtime-refuses-delays, --no-speedup (an older runtime).
 Standard library only.
 """
@@ -116,6 +119,9 @@ def main():
     p.add_argument("--mutex-wait-share", type=float, default=0.0,
                    help="armed runs: the threads waited for a mutex this "
                    "share of the window (summed over threads)")
+    p.add_argument("--held-share", type=float, default=None,
+                   help="each delayed function reports this share of its own "
+                   "work done holding a mutex (and its work)")
     p.add_argument("--handoff-gain", type=float, default=0.0,
                    help="a virtual speedup of producer saves this share of "
                    "its cut (the hand-offs of a mutex a faster call saves), "
@@ -225,6 +231,11 @@ def main():
                     S.RequestedNs: requested, S.DeliveredNs: delivered,
                     S.MeanErrorNs: 0.01 * delay_ns,
                     S.WorstErrorNs: 0.05 * delay_ns})
+                if a.held_share is not None:
+                    delay_functions[-1].update({
+                        S.HeldShare: a.held_share,
+                        S.WorkNs: int(n * 0.4 * a.base_ns / calls),
+                        S.WorkCalls: n})
                 total_calls += hit
                 total_requested += requested
                 total_delivered += delivered
