@@ -37,10 +37,9 @@ std::string adviceWith(const GroupAnalysis &group, const std::string &why) {
 
 /// A group that holds the contended mutex: where the cross-check measured
 /// a percent an extrapolation asks and found less than the line (its whole
-/// interval below the line's estimate), the
-/// measurement is the estimate (the line cannot see the bottleneck move;
-/// it stays as the most a faster call could give). Returns what the
-/// verdict says of it.
+/// interval below the line's estimate), the measurement is the estimate
+/// (the line cannot see the bottleneck move; it stays as the most a faster
+/// call could give). Returns what the verdict says of it.
 std::string takeMeasuredGains(GroupAnalysis &group) {
   const CrossCheck &c = group.crossCheck;
   unsigned lowered = 0, asked = 0;
