@@ -48,55 +48,51 @@ double ratioOfMedians(const std::vector<double> &a,
   return median(a) / median(b);
 }
 
-/// Slowing a function down cannot show what a faster one gains beside a
-/// contended mutex: back sooner, its thread takes the mutex again before
-/// the waiter it woke runs, and saves a hand-off (glibc's mutex lets a
-/// running thread barge in). Where the threads waited for mutexes and the
-/// verdict is slack, or a small part of the path (sub-linear) for work
-/// done outside the mutex, say so, and how to check (examples/causal/
-/// lock_convoy.cpp's prepare_local gains 2-18% so; docs/methodology.md).
-void cautionBesideAContendedMutex(GroupAnalysis &g) {
+/// A lock has sides that slowing a function down cannot show (sweep/
+/// CrossCheck.h), where the threads waited for mutexes:
+/// - beside the mutex: a faster call is back sooner, its thread takes the
+///   mutex again before the waiter it woke runs, and saves a hand-off
+///   (glibc's mutex lets a running thread barge in), so a slack verdict, or
+///   a small part of the path (sub-linear), may be wrong (examples/causal/
+///   lock_convoy.cpp's prepare_local gains 2-18% so);
+/// - holding it: time per unit of work is the largest of what its resources
+///   ask (the mutex's critical sections, each thread's own work, the
+///   hand-offs), a convex function of any one function's time, so a line
+///   through the slow-downs carried to the speed-up side misses the point
+///   where the mutex stops being the bottleneck and overstates the gain
+///   (lock_convoy's update_shared: +81% extrapolated at 50% against a real
+///   +55%); its gains are the most a faster call could give.
+/// Either way: say so, and measure the speed-up side (docs/methodology.md).
+void cautionNearAContendedMutex(GroupAnalysis &g) {
+  if (!(g.mutexWaitShare >= ContendedMutexShare))
+    return;
   bool slack = g.shape == Shape::Threshold || g.shape == Shape::None ||
                g.shape == Shape::Inconclusive;
-  bool besideNotHolding =
-      g.shape == Shape::SubLinear && !(g.heldShare >= HeldMutexShare);
-  if (!(slack || besideNotHolding) ||
-      !(g.mutexWaitShare >= ContendedMutexShare))
-    return;
-  g.evidence.push_back(fmt::format(
-      "beside a contended mutex: the threads waited for one {:.0f}% of the "
-      "run (summed over threads); a faster call can take the mutex back "
-      "before the waiter it woke runs and save a hand-off, a gain slowing it "
-      "down cannot show: cross-check with --speedup",
-      100 * g.mutexWaitShare));
-  g.verdict += CrossCheckAdvice;
-  g.crossCheck.wanted = true;
-}
-
-/// Time per unit of work is the largest of what its resources ask (the
-/// mutex's critical sections, each thread's own work, the hand-offs), a
-/// convex function of any one function's time: a line through the
-/// slow-downs of a function that holds the contended mutex, carried to the
-/// speed-up side, misses the point where the mutex stops being the
-/// bottleneck and overstates the gain (lock_convoy's update_shared: +81%
-/// extrapolated at 50% against a real +55%). Its gains are the most a
-/// faster call could give; say so, and measure the speed-up side.
-void cautionHoldingAContendedMutex(GroupAnalysis &g) {
   bool gain = g.shape == Shape::Linear || g.shape == Shape::SubLinear;
-  if (!gain || !(g.mutexWaitShare >= ContendedMutexShare) ||
-      !(g.heldShare >= HeldMutexShare))
+  bool holds = g.heldShare >= HeldMutexShare;
+  if (gain && holds) {
+    g.evidence.push_back(fmt::format(
+        "holds a contended mutex: {:.0f}% of its own work is done holding "
+        "one the threads waited for {:.0f}% of the run (summed over threads); "
+        "a shorter critical section can move the bottleneck to the threads' "
+        "own work, which slowing it down cannot show, so the gains "
+        "extrapolated from the line are the most a faster call could give: "
+        "cross-check with --speedup",
+        100 * g.heldShare, 100 * g.mutexWaitShare));
+    g.verdict += HeldMutexCrossCheckAdvice;
+    g.crossCheck.holdsMutex = true;
+  } else if (slack || g.shape == Shape::SubLinear) {
+    g.evidence.push_back(fmt::format(
+        "beside a contended mutex: the threads waited for one {:.0f}% of the "
+        "run (summed over threads); a faster call can take the mutex back "
+        "before the waiter it woke runs and save a hand-off, a gain slowing "
+        "it down cannot show: cross-check with --speedup",
+        100 * g.mutexWaitShare));
+    g.verdict += CrossCheckAdvice;
+  } else {
     return;
-  g.evidence.push_back(fmt::format(
-      "holds a contended mutex: {:.0f}% of its own work is done holding one "
-      "the threads waited for {:.0f}% of the run (summed over threads); a "
-      "shorter critical section can move the bottleneck to the threads' own "
-      "work, which slowing it down cannot show, so the gains extrapolated "
-      "from the line are the most a faster call could give: cross-check with "
-      "--speedup",
-      100 * g.heldShare, 100 * g.mutexWaitShare));
-  g.verdict += HeldMutexCrossCheckAdvice;
+  }
   g.crossCheck.wanted = true;
-  g.crossCheck.holdsMutex = true;
 }
 
 } // namespace
@@ -682,8 +678,7 @@ SweepAnalysis analyzeSweep(const std::vector<std::string> &groupNames,
       g.verdict = "inconclusive, pass-through " + ratio(g.passThrough);
       break;
     }
-    cautionBesideAContendedMutex(g);
-    cautionHoldingAContendedMutex(g);
+    cautionNearAContendedMutex(g);
   }
   // Most critical first: on the path (by pass-through), then thresholds
   // (least slack first), then off it, then the ones that would hurt, then

@@ -15,29 +15,43 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 using namespace perfcc::perfctl;
 
 namespace {
 
 const std::vector<std::uint64_t> kFine = {0, 5000, 10000, 20000, 40000, 80000};
 
-/// A flat curve (slack) whose threads waited for a mutex 30% of the run.
-GroupAnalysis slackBesideAMutex() {
+/// A group whose time per unit of work follows \p model (100 us at no
+/// delay, the targets 40 us of their own work a call), its threads waiting
+/// for a mutex 30% of the run, the targets doing \p held of their work
+/// holding one (< 0: not reported), asked about \p percents faster.
+GroupAnalysis nearAMutex(const std::function<double(double)> &model,
+                         double held, std::uint64_t seed,
+                         std::vector<unsigned> percents = {}) {
   std::vector<RunPoint> points;
-  addGroup(
-      points, 0, kFine, 5, [](double) { return 100000.0; }, 0.002, 31);
-  for (RunPoint &p : points)
+  addGroup(points, 0, kFine, 5, model, 0.002, seed);
+  for (RunPoint &p : points) {
     p.mutexWaitShare = 0.3;
-  addUnarmed(points, 5, 100000, 0.002, 32);
+    p.targetWorkNsPerCall = 40000;
+    p.targetHeldShare = held;
+  }
+  addUnarmed(points, 5, 100000, 0.002, seed + 1);
   AnalysisSettings settings;
   settings.resamples = 300;
-  return analyzeSweep({"local"}, {"local.targets"}, kFine, points, settings)
-      .groups[0];
+  settings.speedupPercents = std::move(percents);
+  return analyzeSweep({"g"}, {"g.targets"}, kFine, points, settings).groups[0];
+}
+
+/// A flat curve (slack) whose threads waited for a mutex 30% of the run.
+GroupAnalysis slackBesideAMutex() {
+  return nearAMutex([](double) { return 100000.0; }, -1, 31);
 }
 
 SpeedupGroup measured(double value, double lo, double hi) {
   SpeedupGroup s;
-  s.name = "local";
+  s.name = "g";
   s.headlinePercent = 50;
   s.headline = {value, {lo, hi}};
   s.levels.resize(3);
@@ -54,26 +68,13 @@ SpeedupGroup measured(double value, double lo, double hi) {
 /// function does \p held of its work holding a mutex the threads waited for
 /// 30% of the run.
 GroupAnalysis gainHoldingAMutex(double held) {
-  std::vector<RunPoint> points;
-  addGroup(
-      points, 0, kFine, 5, [](double x) { return 100000.0 + x; }, 0.002, 41);
-  for (RunPoint &p : points) {
-    p.mutexWaitShare = 0.3;
-    p.targetWorkNsPerCall = 40000;
-    p.targetHeldShare = held;
-  }
-  addUnarmed(points, 5, 100000, 0.002, 42);
-  AnalysisSettings settings;
-  settings.resamples = 300;
-  settings.speedupPercents = {10, 50};
-  return analyzeSweep({"locked"}, {"locked.targets"}, kFine, points, settings)
-      .groups[0];
+  return nearAMutex([](double x) { return 100000.0 + x; }, held, 41, {10, 50});
 }
 
 /// A virtual-speedup result at 10% and 50%.
 SpeedupGroup measuredAt10And50(double at10, double at50) {
   SpeedupGroup s;
-  s.name = "locked";
+  s.name = "g";
   s.headlinePercent = 50;
   s.headline = {at50, {at50 - 2, at50 + 2}};
   s.levels.resize(3);
@@ -232,19 +233,7 @@ TEST(CrossCheck, PartlyOnThePathBesideAContendedMutexWantsOne) {
   // line (lock_convoy's prepare_local). Holding the mutex, the same curve
   // is a holder's cross-check instead.
   auto run = [](double held) {
-    std::vector<RunPoint> points;
-    addGroup(
-        points, 0, kFine, 5, [](double x) { return 100000.0 + 0.5 * x; }, 0.002,
-        51);
-    for (RunPoint &p : points) {
-      p.mutexWaitShare = 0.3;
-      p.targetHeldShare = held;
-    }
-    addUnarmed(points, 5, 100000, 0.002, 52);
-    AnalysisSettings settings;
-    settings.resamples = 300;
-    return analyzeSweep({"g"}, {"g.targets"}, kFine, points, settings)
-        .groups[0];
+    return nearAMutex([](double x) { return 100000.0 + 0.5 * x; }, held, 51);
   };
   GroupAnalysis beside = run(0.0);
   ASSERT_EQ(beside.shape, Shape::SubLinear);
