@@ -190,10 +190,9 @@ int filter(const FilterArgs &args) {
              probeNs, costFrom, verdict);
   fmt::print(stderr, "{}\n",
              args.out.empty() ? "" : fmt::format("; wrote {}", args.out));
-  for (const BudgetFunction &f : d.functions)
-    if (f.excluded)
-      fmt::print(stderr, "  left out {}: {} calls, {} a call\n", f.name,
-                 f.calls, humanNs(f.meanInclusiveNs));
+  for (const BudgetFunction *f : d.leftOut())
+    fmt::print(stderr, "  left out {}: {} calls, {} a call\n", f->name,
+               f->calls, humanNs(f->meanInclusiveNs));
   return 0;
 }
 

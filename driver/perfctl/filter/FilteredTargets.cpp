@@ -33,14 +33,12 @@ std::string filteredTargets(const BudgetDecision &decision,
   out += "# Left out: calls, time a call, share of the probes' cost.\n";
   if (scoreP)
     out += "SCOREP_REGION_NAMES_BEGIN\n";
-  for (const BudgetFunction &f : decision.functions) {
-    if (!f.excluded)
-      continue;
+  for (const BudgetFunction *f : decision.leftOut()) {
     std::string why =
-        fmt::format("# {}: {} calls, {} a call, {:.1f}%", oneLine(f.name),
-                    f.calls, humanNs(f.meanInclusiveNs), 100 * f.probeShare);
-    out += scoreP ? fmt::format("  EXCLUDE MANGLED {} {}\n", f.mangled, why)
-                  : fmt::format("!{} {}\n", f.mangled, why);
+        fmt::format("# {}: {} calls, {} a call, {:.1f}%", oneLine(f->name),
+                    f->calls, humanNs(f->meanInclusiveNs), 100 * f->probeShare);
+    out += scoreP ? fmt::format("  EXCLUDE MANGLED {} {}\n", f->mangled, why)
+                  : fmt::format("!{} {}\n", f->mangled, why);
   }
   if (scoreP)
     out += "SCOREP_REGION_NAMES_END\n";

@@ -51,6 +51,18 @@ std::size_t BudgetDecision::excludedCount() const {
                                    [](const auto &f) { return f.excluded; }));
 }
 
+std::vector<const BudgetFunction *> BudgetDecision::leftOut() const {
+  std::vector<const BudgetFunction *> out;
+  for (const BudgetFunction &f : functions)
+    if (f.excluded)
+      out.push_back(&f);
+  std::sort(out.begin(), out.end(), [](const auto *a, const auto *b) {
+    return a->probeShare != b->probeShare ? a->probeShare > b->probeShare
+                                          : a->name < b->name;
+  });
+  return out;
+}
+
 BudgetDecision decideBudget(const json &summary, double probeNs,
                             double budget) {
   if (!summary.is_object())

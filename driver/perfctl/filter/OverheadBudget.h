@@ -42,6 +42,10 @@ struct BudgetDecision {
   double overheadBefore = 0, overheadAfter = 0;
   std::uint64_t callsBefore = 0, callsAfter = 0;
   std::size_t excludedCount() const;
+  /// The functions left out, costliest to probe first (ties by name): the
+  /// order a reader weighs them in, and the same in every run, where the
+  /// summary's order can change from one run of a program to the next.
+  std::vector<const BudgetFunction *> leftOut() const;
 };
 
 /// Decides for the summary \p summary (a runtime's or perfctl merge's) with

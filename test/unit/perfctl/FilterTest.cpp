@@ -69,6 +69,11 @@ TEST(OverheadBudget, TheTinyHotFunctionGoesTheRestStays) {
   d = decideBudget(s, 40, 0.001);
   EXPECT_TRUE(excluded(d, "medium"));
   EXPECT_FALSE(excluded(d, "main"));
+  // Listed costliest first, whatever the summary's order.
+  std::vector<const BudgetFunction *> leftOut = d.leftOut();
+  ASSERT_EQ(leftOut.size(), 2u);
+  EXPECT_EQ(leftOut[0]->name, "tiny");
+  EXPECT_EQ(leftOut[1]->name, "medium");
   // A budget the run already meets leaves everything in.
   EXPECT_EQ(decideBudget(s, 40, 0.9).excludedCount(), 0u);
 }
