@@ -113,6 +113,22 @@ template <typename Wait> int blockedWait(Wait wait, bool mutex) {
   return rc;
 }
 
+/// In a virtual speedup, what \p t owes is paid before it takes a mutex,
+/// not inside the critical section that follows: the pause stands for its
+/// work before the lock running slower, and that work would have reached
+/// the lock later, not held it longer. Paid at the unlock instead (the next
+/// point that could wake another thread), it held the mutex for the whole
+/// pause: in examples/causal/producer_consumer the producer spins for room
+/// in the queue outside the lock and paid what accrued meanwhile holding
+/// the queue's mutex, and the consumer, sped up 50%, waited 9-14 ms of a
+/// 480 ms run for that mutex (0.2 ms at 1%). In 12 interleaved rounds its
+/// virtual speedup read +84% before and +89% after, against +88% for the
+/// program doing half of the consumer's work.
+void payBeforeTaking(ThreadState *t) {
+  if (gSpeedup.on)
+    speedupCatchUp(t);
+}
+
 } // namespace
 
 void locksInit(bool armed) {
@@ -139,6 +155,7 @@ PERFRT_API int pthread_mutex_lock(pthread_mutex_t *m) {
   ThreadState *t = tracked();
   if (!t)
     return realLock()(m);
+  payBeforeTaking(t);
   // Uncontended: no wait. Contended: the wait is time blocked on the
   // thread that holds it; in a virtual speedup, pay before, skip after.
   int rc = realTryLock()(m);
@@ -171,6 +188,7 @@ PERFRT_API int pthread_mutex_trylock(pthread_mutex_t *m) {
   ThreadState *t = tracked();
   if (!t)
     return realTryLock()(m);
+  payBeforeTaking(t);
   int rc = realTryLock()(m);
   if (rc == 0)
     acquired(t, nowTicks());

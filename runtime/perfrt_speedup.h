@@ -4,8 +4,9 @@
 // delayed by P% of the time a thread spends in them. A thread leaving a
 // selected function adds that delay to a global count and to its own local
 // count (it "ran faster"); every thread pays the difference between the two
-// at its probes, progress points, before it blocks, and before it can wake
-// another (unlocking a mutex, signalling a condition). A thread that blocked
+// at its probes, progress points, before it takes a mutex, before it
+// blocks, and before it can wake another (unlocking a mutex, signalling a
+// condition). A thread that blocked
 // waiting for another skips what accrued while it slept: it was waiting
 // anyway (Coz's rule). It skips only what had accrued by the time it was
 // released (the last unlock, signal or thread exit before it ran again), not
