@@ -7,8 +7,10 @@
 // 2 GiB pool (ENGINE_BENCH_POOL_MB) that no cache holds; GB/s counts weight
 // bytes, GFLOP/s 2·m·rows·cols. Threads: ENGINE_BENCH_THREADS (default 2).
 // ENGINE_BENCH_POOL_FILE takes the pool from a file mapping instead, as the
-// engine takes a model's weights.
+// engine takes a model's weights. ENGINE_BENCH_GEMV=PLAN runs one row (m = 1)
+// with that gemv plan (gemv_kernels.h), as `--kernels PLAN` does the engine.
 #include "engine/cpu/cpu_features.h"
+#include "engine/cpu/gemv_kernels.h"
 #include "engine/cpu/matmul.h"
 
 #include <algorithm>
@@ -126,6 +128,15 @@ public:
       : w_{dtype, s.rows, s.cols, nullptr} {
     bytes_ = size_t(s.rows * s.cols) * dtype_size(dtype);
     copies_ = pool_bytes() / bytes_;
+    // ENGINE_BENCH_GEMV=PLAN: one row runs that plan, as --kernels PLAN
+    // makes the engine run it (else the level's default).
+    if (const char *plan = std::getenv("ENGINE_BENCH_GEMV"); plan && *plan) {
+      w_.gemv = find_gemv_plan(plan);
+      if (!w_.gemv) {
+        std::fprintf(stderr, "ENGINE_BENCH_GEMV=%s: no such plan\n", plan);
+        std::exit(2);
+      }
+    }
     // Filled here, before any timing: the first benchmark of a filtered
     // run would otherwise time filling 2 GiB.
     weight_pool();
