@@ -13,7 +13,8 @@ less of the whole call); runs `perfctl sweep` with speed bumps (self-sized,
 virtual speedups (--speedup at the same); brings each prediction from the
 whole percentage it was asked at to the achieved share (at_achieved); and
 prints the table of real gains, both predictions and their errors in points,
-then the mean absolute error per class and whether every sign was right.
+then the mean absolute error per class and whether every sign was right
+(judged where the real gain's 95% interval, from the rounds, excludes 0).
 
 Usage: scripts/ground-truth.py [--rounds N] [--only SUBSTRING] [--out DIR]
                                [--resume]
@@ -148,13 +149,22 @@ def cell(x):
     return "–" if x is None else "%+.1f%%" % x
 
 
+def interval_cell(interval):
+    return "" if not interval else " [%+.1f, %+.1f]" % tuple(interval)
+
+
 def error(pred, real):
     return None if pred is None else abs(pred - real)
 
 
-def sign_right(pred, real):
-    # A real gain within 1.5 points of 0 has no sign worth judging.
-    return pred is not None and (abs(real) < 1.5 or pred * real > 0)
+def sign_right(pred, real, interval=None):
+    """Whether the prediction's sign is the real answer's, where that sign
+    is known: where the real gain's interval holds 0 any sign is right
+    (results without intervals: a real gain within 1.5 points of 0)."""
+    if pred is None:
+        return False
+    lo, hi = interval if interval else (real - 1.5, real + 1.5)
+    return lo <= 0 <= hi or (pred > 0) == (real > 0) and pred != 0
 
 
 def main():
@@ -186,7 +196,7 @@ def main():
         base = build(program, None, 100, a.out)
         variants = [build(program, macro, 100 - less, a.out)
                     for less in LESS_WORK]
-        real = real_gains(base, variants, progress, a.rounds,
+        real, real_interval = real_gains(base, variants, progress, a.rounds,
                           os.path.join(a.out, "scratch"))
         targets = os.path.join(a.out, macro + ".targets")
         with open(targets, "w") as f:
@@ -213,7 +223,7 @@ def main():
         row = {"class": cls, "program": program, "function": function,
                "less_work_percent": list(LESS_WORK),
                "achieved_percent": achieved, "asked_percent": asked,
-               "real": real,
+               "real": real, "real_interval": real_interval,
                "speed_bumps": bumps, "shape": shape,
                "virtual_speedups": virtual, "speedup_verdict": verdict,
                "speed_bumps_asked": bumps_asked,
@@ -241,7 +251,8 @@ def main():
             eb, ev = error(bump, real), error(virt, real)
             print("| %s | `%s` | %d%% | %.1f%% | %s | %s | %s | %s | %s |" % (
                 r["class"], r["function"].split("::")[-1], less,
-                r["achieved_percent"][i], cell(real),
+                r["achieved_percent"][i], cell(real) + interval_cell(
+                    r.get("real_interval", [None] * 3)[i]),
                 cell(bump), cell(virt),
                 "–" if eb is None else "%.1f" % eb,
                 "–" if ev is None else "%.1f" % ev))
@@ -250,8 +261,9 @@ def main():
                                                 "virtual_sign": True})
             c["bump"].append(eb)
             c["virtual"].append(ev)
-            c["bump_sign"] &= sign_right(bump, real)
-            c["virtual_sign"] &= sign_right(virt, real)
+            interval = r.get("real_interval", [None] * 3)[i]
+            c["bump_sign"] &= sign_right(bump, real, interval)
+            c["virtual_sign"] &= sign_right(virt, real, interval)
     print()
     print("| class | mean abs. error, bumps | signs | mean abs. error, "
           "virtual | signs |")

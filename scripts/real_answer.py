@@ -93,10 +93,29 @@ def gain_percent(rates, base, variant):
                   statistics.median(rates[base]) - 1)
 
 
+def gain_interval(rates, base, variant, confidence=0.95, resamples=2000,
+                  seed=1):
+    """The gain's bootstrap interval (percentiles; each build's rounds
+    resampled on their own): how far the real answer itself is known. With
+    five rounds a run-to-run noise of a few percent already spans several
+    points, and a sign inside the interval is not known."""
+    rng = random.Random(seed)
+    b, v = rates[base], rates[variant]
+    gains = sorted(
+        100 * (statistics.median(rng.choices(v, k=len(v))) /
+               statistics.median(rng.choices(b, k=len(b))) - 1)
+        for _ in range(resamples))
+    tail = (1 - confidence) / 2
+    return [gains[int(tail * (resamples - 1))],
+            gains[int((1 - tail) * (resamples - 1))]]
+
+
 def real_gains(base, variants, progress, rounds, scratch):
-    """The gain of each variant over the base, in percent, in order."""
+    """The gain of each variant over the base, in percent, in order, and
+    each gain's 95% interval ([low, high])."""
     rates = measure(base, variants, progress, rounds, scratch)
-    return [gain_percent(rates, base, v) for v in variants]
+    return ([gain_percent(rates, base, v) for v in variants],
+            [gain_interval(rates, base, v) for v in variants])
 
 
 def main():
@@ -124,6 +143,7 @@ def main():
         "rounds": a.rounds,
         "base_rates": rates[a.base],
         "gains": {name: {"gain_percent": gain_percent(rates, a.base, exe),
+                         "interval": gain_interval(rates, a.base, exe),
                          "rates": rates[exe]} for name, exe in named},
     }, sys.stdout, indent=1)
     print()
