@@ -3,10 +3,12 @@
 #include "engine/cpu/gemv_tuning.h"
 
 #include "engine/cpu/gemv_wisdom.h"
+#include "engine/cpu/host_load.h"
 #include "engine/error.h"
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <immintrin.h>
 #include <map>
 #include <optional>
@@ -316,6 +318,7 @@ choose_gemv_plans(ThreadPool &pool,
   Clock::duration left = std::chrono::duration_cast<Clock::duration>(
       std::chrono::duration<double>(options.budget_s));
   bool measured_any = false;
+  const HostLoadMeter host_load;
   std::vector<GemvChoice> out;
   for (const auto &shape : shapes) {
     GemvChoice c;
@@ -360,8 +363,20 @@ choose_gemv_plans(ThreadPool &pool,
     }
     out.push_back(c);
   }
-  if (wisdom && measured_any)
-    wisdom->save();
+  if (measured_any) {
+    const std::optional<double> other = host_load.other_cores();
+    if (other && *other >= options.busy_host_cores) {
+      char why[96];
+      std::snprintf(why, sizeof why,
+                    "measured (not kept: other processes used %.2f cores)",
+                    *other);
+      for (GemvChoice &c : out)
+        if (c.how == "measured")
+          c.how = why;
+    } else if (wisdom) {
+      wisdom->save();
+    }
+  }
   return out;
 }
 

@@ -8,7 +8,8 @@
 // budget; the winner replaces the level's default only when it streams
 // faster than the default in the same, alternating, final round by more than
 // the noise guard. Results go to a wisdom file (gemv_wisdom.h), so a machine
-// measures once.
+// measures once, unless other processes kept a quarter of a core or more
+// busy meanwhile (host_load.h): then they serve this load only.
 #pragma once
 
 #include "engine/cpu/gemv_kernels.h"
@@ -28,6 +29,11 @@ struct GemvTuning {
   std::string wisdom_path;
   /// The most time measurement may take, all shapes together.
   double budget_s = 0.3;
+  /// Plans measured while other processes kept this many cores busy or more
+  /// on average (host_load.h) run for this load but are not kept in the
+  /// wisdom file: a quarter of a core is well clear of /proc/stat's
+  /// 10 ms ticks over a 0.3 s measurement, and far less than a core taken.
+  double busy_host_cores = 0.25;
 };
 
 /// What one shape runs at m = 1, and why.
@@ -35,9 +41,9 @@ struct GemvChoice {
   int64_t rows = 0, cols = 0;
   int64_t matrices = 0; ///< of this shape in the model
   const GemvPlan *plan = nullptr;
-  /// "measured", "wisdom", "forced", "default", "default (model fits in
-  /// cache)", "default (budget spent)", "default (no gemv kernels at this
-  /// level)".
+  /// "measured", "measured (not kept: other processes used N cores)",
+  /// "wisdom", "forced", "default", "default (model fits in cache)",
+  /// "default (budget spent)", "default (no gemv kernels at this level)".
   std::string how;
   double gb_s = 0;         ///< the plan's rate when measured (0: not)
   double default_gb_s = 0; ///< the default plan's, same measurement

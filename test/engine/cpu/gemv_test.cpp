@@ -173,7 +173,8 @@ TEST_F(GemvTuningTest, MeasuresEachShapeKeepsTheWinnerAndReusesIt) {
   GemvTuning t;
   t.kernels = "measure";
   t.wisdom_path = wisdom_;
-  t.budget_s = 5; // a test on a busy machine still finishes measuring
+  t.budget_s = 5;          // a test on a busy machine still finishes measuring
+  t.busy_host_cores = 1e9; // and keeps what it measured (ctest runs two)
   std::vector<GemvChoice> first = choose_gemv_plans(pool, model.matrices, t);
   ASSERT_EQ(first.size(), 2u);
   // The shape with more bytes comes first.
@@ -217,6 +218,7 @@ TEST_F(GemvTuningTest, ACorruptWisdomFileIsMeasuredAgainAndReplaced) {
   t.kernels = "measure";
   t.wisdom_path = wisdom_;
   t.budget_s = 5;
+  t.busy_host_cores = 1e9;
   testing::internal::CaptureStderr();
   std::vector<GemvChoice> c = choose_gemv_plans(pool, model.matrices, t);
   const std::string err = testing::internal::GetCapturedStderr();
@@ -261,6 +263,23 @@ TEST_F(GemvTuningTest, AForcedPlanRunsEveryShapeAndMeasuresNothing) {
   t.kernels = "default";
   for (const GemvChoice &c : choose_gemv_plans(pool, model.matrices, t))
     EXPECT_EQ(c.plan, default_gemv_plan());
+  EXPECT_FALSE(std::filesystem::exists(wisdom_));
+}
+
+TEST_F(GemvTuningTest, WhatWasMeasuredOnABusyHostIsUsedNotKept) {
+  ThreadPool pool(1);
+  SmallModel model;
+  GemvTuning t;
+  t.kernels = "measure";
+  t.wisdom_path = wisdom_;
+  t.budget_s = 5;
+  t.busy_host_cores = 0; // any load at all counts as busy
+  for (const GemvChoice &c : choose_gemv_plans(pool, model.matrices, t)) {
+    EXPECT_EQ(c.how.rfind("measured (not kept: other processes used ", 0), 0u)
+        << c.how;
+    ASSERT_NE(c.plan, nullptr);
+    EXPECT_GT(c.gb_s, 0);
+  }
   EXPECT_FALSE(std::filesystem::exists(wisdom_));
 }
 

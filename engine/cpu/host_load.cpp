@@ -1,0 +1,78 @@
+// engine/cpu/host_load.cpp - other processes' CPU time around a measurement.
+#include "engine/cpu/host_load.h"
+
+#include <charconv>
+#include <chrono>
+#include <fstream>
+#include <string>
+#include <sys/resource.h>
+#include <unistd.h>
+
+namespace engine {
+namespace {
+
+std::optional<double> machine_busy_seconds() {
+  std::ifstream in("/proc/stat");
+  std::string line;
+  if (!std::getline(in, line))
+    return std::nullopt;
+  return parse_busy_cpu_seconds(line);
+}
+
+double own_cpu_seconds() {
+  rusage u{};
+  if (getrusage(RUSAGE_SELF, &u) != 0)
+    return 0;
+  auto seconds = [](const timeval &t) {
+    return double(t.tv_sec) + double(t.tv_usec) * 1e-6;
+  };
+  return seconds(u.ru_utime) + seconds(u.ru_stime);
+}
+
+double wall_seconds() {
+  return std::chrono::duration<double>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+} // namespace
+
+std::optional<double> parse_busy_cpu_seconds(std::string_view proc_stat) {
+  // "cpu  user nice system idle iowait irq softirq steal ...", in USER_HZ
+  // ticks; guest time is already inside user and nice.
+  std::string_view line = proc_stat.substr(0, proc_stat.find('\n'));
+  if (line.substr(0, 4) != "cpu ")
+    return std::nullopt;
+  unsigned long long f[8] = {};
+  size_t at = 4;
+  for (unsigned long long &field : f) {
+    while (at < line.size() && line[at] == ' ')
+      ++at;
+    auto [end, ec] =
+        std::from_chars(line.data() + at, line.data() + line.size(), field);
+    if (ec != std::errc())
+      return std::nullopt;
+    at = size_t(end - line.data());
+  }
+  const long hz = sysconf(_SC_CLK_TCK);
+  if (hz <= 0)
+    return std::nullopt;
+  // user, nice, system, irq, softirq, steal: all but idle and iowait.
+  return double(f[0] + f[1] + f[2] + f[5] + f[6] + f[7]) / double(hz);
+}
+
+HostLoadMeter::HostLoadMeter()
+    : busy_s_(machine_busy_seconds()), own_s_(own_cpu_seconds()),
+      wall_s_(wall_seconds()) {}
+
+std::optional<double> HostLoadMeter::other_cores() const {
+  const std::optional<double> busy = machine_busy_seconds();
+  const double wall = wall_seconds() - wall_s_;
+  if (!busy || !busy_s_ || !(wall > 0))
+    return std::nullopt;
+  const double other = (*busy - *busy_s_) - (own_cpu_seconds() - own_s_);
+  // /proc/stat counts whole ticks: a little below 0 is rounding.
+  return other > 0 ? other / wall : 0.0;
+}
+
+} // namespace engine
