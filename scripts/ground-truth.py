@@ -153,6 +153,13 @@ def interval_cell(interval):
     return "" if not interval else " [%+.1f, %+.1f]" % tuple(interval)
 
 
+def inside(pred, interval):
+    """Whether the prediction lies within the real gain's interval (where
+    it has one): as close as this run could tell the truth."""
+    return bool(interval) and pred is not None and \
+        interval[0] <= pred <= interval[1]
+
+
 def error(pred, real):
     return None if pred is None else abs(pred - real)
 
@@ -258,25 +265,31 @@ def main():
                 "–" if ev is None else "%.1f" % ev))
             c = classes.setdefault(r["class"], {"bump": [], "virtual": [],
                                                 "bump_sign": True,
-                                                "virtual_sign": True})
+                                                "virtual_sign": True,
+                                                "bump_in": 0, "virtual_in": 0,
+                                                "rows": 0})
             c["bump"].append(eb)
             c["virtual"].append(ev)
             interval = r.get("real_interval", [None] * 3)[i]
             c["bump_sign"] &= sign_right(bump, real, interval)
             c["virtual_sign"] &= sign_right(virt, real, interval)
+            c["rows"] += 1
+            c["bump_in"] += inside(bump, interval)
+            c["virtual_in"] += inside(virt, interval)
     print()
-    print("| class | mean abs. error, bumps | signs | mean abs. error, "
-          "virtual | signs |")
-    print("| --- | ---: | --- | ---: | --- |")
+    print("| class | mean abs. error, bumps | signs | inside the real "
+          "interval | mean abs. error, virtual | signs | inside |")
+    print("| --- | ---: | --- | ---: | ---: | --- | ---: |")
 
     def mae(errors):
         known = [e for e in errors if e is not None]
         return "–" if not known else "%.1f" % (sum(known) / len(known))
     for cls, c in classes.items():
-        print("| %s | %s | %s | %s | %s |" % (
+        print("| %s | %s | %s | %d of %d | %s | %s | %d of %d |" % (
             cls, mae(c["bump"]), "right" if c["bump_sign"] else "**wrong**",
-            mae(c["virtual"]),
-            "right" if c["virtual_sign"] else "**wrong**"))
+            c["bump_in"], c["rows"], mae(c["virtual"]),
+            "right" if c["virtual_sign"] else "**wrong**",
+            c["virtual_in"], c["rows"]))
 
 
 if __name__ == "__main__":
