@@ -6,9 +6,8 @@
 // count (it "ran faster"); every thread pays the difference between the two
 // at its probes, progress points, before it takes a mutex, before it
 // blocks, and before it can wake another (unlocking a mutex, signalling a
-// condition). A thread that blocked
-// waiting for another skips what accrued while it slept: it was waiting
-// anyway (Coz's rule). It skips only what had accrued by the time it was
+// condition). A thread that blocked waiting for another skips what accrued
+// while it slept: it was waiting anyway (Coz's rule). It skips only what had accrued by the time it was
 // released (the last unlock, signal or thread exit before it ran again), not
 // what accrued while the kernel woke it: the thread that released it runs on
 // meanwhile, possibly in a selected call, and a waiter that skipped that too

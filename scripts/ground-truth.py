@@ -204,7 +204,7 @@ def main():
         variants = [build(program, macro, 100 - less, a.out)
                     for less in LESS_WORK]
         real, real_interval = real_gains(base, variants, progress, a.rounds,
-                          os.path.join(a.out, "scratch"))
+                                         os.path.join(a.out, "scratch"))
         targets = os.path.join(a.out, macro + ".targets")
         with open(targets, "w") as f:
             f.write(function + "\n")
@@ -256,10 +256,10 @@ def main():
             real, bump, virt = (r["real"][i], r["speed_bumps"][i],
                                 r["virtual_speedups"][i])
             eb, ev = error(bump, real), error(virt, real)
+            interval = r.get("real_interval", [None] * 3)[i]
             print("| %s | `%s` | %d%% | %.1f%% | %s | %s | %s | %s | %s |" % (
                 r["class"], r["function"].split("::")[-1], less,
-                r["achieved_percent"][i], cell(real) + interval_cell(
-                    r.get("real_interval", [None] * 3)[i]),
+                r["achieved_percent"][i], cell(real) + interval_cell(interval),
                 cell(bump), cell(virt),
                 "–" if eb is None else "%.1f" % eb,
                 "–" if ev is None else "%.1f" % ev))
@@ -270,7 +270,6 @@ def main():
                                                 "rows": 0})
             c["bump"].append(eb)
             c["virtual"].append(ev)
-            interval = r.get("real_interval", [None] * 3)[i]
             c["bump_sign"] &= sign_right(bump, real, interval)
             c["virtual_sign"] &= sign_right(virt, real, interval)
             c["rows"] += 1

@@ -317,8 +317,10 @@ choose_gemv_plans(ThreadPool &pool,
 
   Clock::duration left = std::chrono::duration_cast<Clock::duration>(
       std::chrono::duration<double>(options.budget_s));
+  // From the first measurement on: a load whose plans all come from the
+  // wisdom file reads nothing.
+  std::optional<HostLoadMeter> host_load;
   bool measured_any = false;
-  const HostLoadMeter host_load;
   std::vector<GemvChoice> out;
   for (const auto &shape : shapes) {
     GemvChoice c;
@@ -346,6 +348,8 @@ choose_gemv_plans(ThreadPool &pool,
     } else if (fits_in_cache && !measure_all) {
       c.how = "default (model fits in cache)";
     } else {
+      if (!host_load)
+        host_load.emplace();
       Measured m =
           measure_shape(pool, c.cols, by_shape[shape], *fallback, &left);
       if (m.complete) {
@@ -364,7 +368,7 @@ choose_gemv_plans(ThreadPool &pool,
     out.push_back(c);
   }
   if (measured_any) {
-    const std::optional<double> other = host_load.other_cores();
+    const std::optional<double> other = host_load->other_cores();
     if (other && *other >= options.busy_host_cores) {
       char why[96];
       std::snprintf(why, sizeof why,

@@ -11,32 +11,11 @@
 #include <cstdlib>
 #include <pthread.h>
 #include <thread>
-#include <time.h>
 #include <vector>
 
-static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
-static long long nowNs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1000000000ll + ts.tv_nsec;
-}
-// Waits for the other thread asleep, not spinning: tests run two at a time
-// on a 2-core machine.
-static void waitUntil(const std::atomic<int> &value, int atLeast) {
-  while (value.load() < atLeast) {
-    timespec ts{0, 20000};
-    nanosleep(&ts, nullptr);
-  }
-}
-static void spin(long long ns) {
-  long long end = nowNs() + ns;
-  while (nowNs() < end) {
-  }
-}
+#include "pause-timing.h"
 
-namespace pause {
-__attribute__((noinline)) void works() { spin(2000000); }
-} // namespace pause
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 
 int main(int argc, char **argv) {
   int rounds = argc > 1 ? std::atoi(argv[1]) : 20;
