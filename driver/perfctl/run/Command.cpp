@@ -82,6 +82,16 @@ int waitFor(pid_t pid, double timeoutS, bool &timedOut, rusage &usage,
 
 } // namespace
 
+bool CommandResult::disturbed() const {
+  double cores = otherCpuCores();
+  long ticksPerSecond = sysconf(_SC_CLK_TCK);
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  if (cores < 0 || ticksPerSecond <= 0 || cpus <= 0)
+    return false;
+  double uncertainNs = double(cpus) * 1e9 / double(ticksPerSecond);
+  return cores * wallNs > BusyMachineCores * wallNs + uncertainNs;
+}
+
 std::string CommandResult::describe() const {
   if (!started)
     return fmt::format("could not be started: {}", startError);
@@ -155,6 +165,7 @@ CommandResult runCommand(const std::vector<std::string> &argv,
   posix_spawnattr_setflags(&attributes,
                            POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
 
+  ProcessCpuTimes processesBefore = readProcessCpuTimes();
   std::optional<double> busyBefore = machineBusyCpuNs();
   auto start = std::chrono::steady_clock::now();
   pid_t pid = 0;
@@ -179,6 +190,10 @@ CommandResult runCommand(const std::vector<std::string> &argv,
     result.cpuNs = ns(usage.ru_utime) + ns(usage.ru_stime);
   if (busyBefore && busyAfter)
     result.machineBusyNs = *busyAfter - *busyBefore;
+  if (result.disturbed())
+    result.busiestOthers =
+        busiestProcesses(processesBefore, readProcessCpuTimes(), result.wallNs,
+                         {int(getpid()), int(pid)}, 0.05, 3);
   if (WIFEXITED(status))
     result.exitStatus = WEXITSTATUS(status);
   else if (WIFSIGNALED(status))

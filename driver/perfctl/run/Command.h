@@ -4,11 +4,14 @@
 // not a child that exits 127), with a given environment and its standard
 // output and error in files, waits for it (optionally with a time limit),
 // and times it on CLOCK_MONOTONIC, with the CPU time it used and the CPU
-// time the rest of the machine used meanwhile (run/MachineLoad.h).
+// time the rest of the machine used meanwhile (run/MachineLoad.h), naming
+// the busiest other processes when they took much of it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PERFCC_DRIVER_PERFCTL_RUN_COMMAND_H
 #define PERFCC_DRIVER_PERFCTL_RUN_COMMAND_H
+
+#include "run/OtherProcesses.h"
 
 #include <map>
 #include <string>
@@ -32,6 +35,14 @@ struct CommandResult {
   /// Cores used on average by everything but the command while it ran; -1
   /// when unknown. Never below 0 (the two clocks tick differently).
   double otherCpuCores() const;
+  /// Whether other processes took more than BusyMachineCores over the run
+  /// by more than /proc/stat can be wrong by: its counts move in ticks (10
+  /// ms), one per CPU either side, which on a run of 40 ms reads as 0.3 of
+  /// a core that nothing used.
+  bool disturbed() const;
+  /// Where the run was disturbed: the busiest other processes
+  /// (run/OtherProcesses.h), so a warning can name them.
+  std::vector<OtherProcess> busiestOthers;
   bool ok() const { return started && signal == 0 && exitStatus == 0; }
   /// "exited with status 3", "was killed by signal 11 (Segmentation
   /// fault)", "ran past the 60 s time limit".

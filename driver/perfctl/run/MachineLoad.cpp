@@ -2,9 +2,11 @@
 #include "run/MachineLoad.h"
 
 #include <charconv>
+#include <chrono>
 #include <fstream>
 #include <sched.h>
 #include <string>
+#include <thread>
 #include <unistd.h>
 
 namespace perfcc::perfctl {
@@ -41,6 +43,24 @@ std::optional<double> machineBusyCpuNs() {
   if (!std::getline(in, line))
     return std::nullopt;
   return parseBusyCpuNs(line);
+}
+
+bool waitUntilQuiet(double maxSeconds, const std::function<bool()> &stop) {
+  using Clock = std::chrono::steady_clock;
+  auto deadline = Clock::now() + std::chrono::duration<double>(maxSeconds);
+  while (Clock::now() < deadline && !stop()) {
+    std::optional<double> before = machineBusyCpuNs();
+    auto start = Clock::now();
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    std::optional<double> after = machineBusyCpuNs();
+    if (!before || !after)
+      return false;
+    double wallNs =
+        std::chrono::duration<double, std::nano>(Clock::now() - start).count();
+    if ((*after - *before) / wallNs < BusyMachineCores)
+      return true;
+  }
+  return false;
 }
 
 unsigned usableCpus() {

@@ -11,6 +11,7 @@
 #ifndef PERFCC_DRIVER_PERFCTL_RUN_MACHINELOAD_H
 #define PERFCC_DRIVER_PERFCTL_RUN_MACHINELOAD_H
 
+#include <functional>
 #include <optional>
 #include <string_view>
 
@@ -33,6 +34,22 @@ unsigned usableCpus();
 /// a core per second of run; a quarter of a core is well clear of that and
 /// still far below what turns a threshold linear (a whole core).
 constexpr double BusyMachineCores = 0.25;
+
+/// A sweep's run during which other processes used more than
+/// BusyMachineCores is disturbed: it is made again, at most this many
+/// times, once the machine has settled (sweep/Runner.h).
+constexpr unsigned MaxRemakesPerRun = 2;
+
+/// How long a sweep waits for the machine to settle before it makes a
+/// disturbed run again. A load that outlasts it is the machine's state, not
+/// a passing disturbance: runs are then no longer made again.
+constexpr double SettleWaitS = 10;
+
+/// Waits until half a second passes in which the whole machine used less
+/// than BusyMachineCores (the caller waits asleep, so what it counts is
+/// other load), at most \p maxSeconds. False if that never happened, if
+/// /proc/stat cannot be read, or once \p stop returns true.
+bool waitUntilQuiet(double maxSeconds, const std::function<bool()> &stop);
 
 } // namespace perfcc::perfctl
 

@@ -96,13 +96,15 @@ std::string renderSpeedupMarkdown(const SweepState &state,
       "unarmed controls) in random order (seed {}); throughput from progress "
       "point `{}`, as the runtime's virtual rate: the units of work over the "
       "window minus the delay inserted into the other threads.\n\n",
-      fmt::join(o.command, " "), state.records.size(), state.plan.groups.size(),
-      percents, state.plan.repeats,
+      fmt::join(o.command, " "), state.records.size() - state.remade,
+      state.plan.groups.size(), percents, state.plan.repeats,
       o.adaptive ? fmt::format(" to begin with, then {} round(s)", state.rounds)
                  : "",
-      std::count_if(state.records.begin(), state.records.end(),
-                    [](const RunRecord &r) { return !r.plan.armed(); }),
+      std::count_if(
+          state.records.begin(), state.records.end(),
+          [](const RunRecord &r) { return !r.plan.armed() && !r.disturbed; }),
       state.plan.seed, point);
+  md += remadeSentence(state);
   md += "## Answer\n\n";
   for (std::size_t rank = 0; rank < a.ranking.size(); ++rank)
     md += fmt::format("{}. **{}**: {}\n", rank + 1,

@@ -27,6 +27,8 @@ public:
   /// A run ended after \p wallNs; \p result says what it measured.
   void finished(const std::string &description, double wallNs,
                 const std::string &result);
+  /// One more run than planned (a disturbed run made again).
+  void addRun() { ++total; }
   /// Ends the bar's line (on a terminal), before other output.
   void clear();
   /// The bar's text (without escape codes), for tests.

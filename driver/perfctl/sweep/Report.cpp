@@ -2,6 +2,8 @@
 #include "sweep/Report.h"
 
 #include "run/CpuPinning.h"
+#include "run/MachineLoad.h"
+#include "run/OtherProcesses.h"
 #include "speedup/Report.h"
 #include "sweep/Progress.h"
 #include "sweep/ReportJson.h"
@@ -64,11 +66,14 @@ json runJson(const SweepState &state, const RunRecord &r) {
       {"other_cpu_cores", r.command.otherCpuCores() >= 0
                               ? number(r.command.otherCpuCores())
                               : json(nullptr)},
-      {"measured", r.measured}};
+      {"measured", r.measured},
+      {"disturbed", r.disturbed}};
   if (state.plan.speedup())
     run["speedup_percent"] =
         r.plan.speedupPercent ? json(r.plan.speedupPercent) : json(nullptr);
-  if (r.measured) {
+  if (!r.command.busiestOthers.empty())
+    run["busiest_other_processes"] = describeProcesses(r.command.busiestOthers);
+  if (r.measured || r.disturbed) {
     const RunOutcome &o = r.outcome;
     run["progress"] = o.progress.empty() ? json(nullptr) : json(o.progress);
     run["throughput"] = number(o.throughput);
@@ -108,7 +113,12 @@ json machineJson(const SweepState &state) {
   return {{"cpus", m.cpus},
           {"other_cpu_cores_mean", number(m.otherCoresMean)},
           {"other_cpu_cores_max", number(m.otherCoresMax)},
-          {"busy", m.busy()}};
+          {"busy", m.busy()},
+          {"disturbed_runs_made_again", state.remade},
+          {"settled", !state.stopRemaking},
+          {"busiest_other_processes", state.busiestOthers.empty()
+                                          ? json(nullptr)
+                                          : json(state.busiestOthers)}};
 }
 
 json callRateJson(const CallRateModel &m) {
@@ -203,6 +213,24 @@ json groupJson(const GroupAnalysis &g) {
 }
 
 } // namespace
+
+std::string remadeSentence(const SweepState &state) {
+  if (!state.remade)
+    return "";
+  std::string when =
+      state.stopRemaking
+          ? fmt::format("; the machine did not settle within {:.0f} s of the "
+                        "last, so later disturbed runs were kept",
+                        SettleWaitS)
+          : " once the machine had settled";
+  return fmt::format(
+      "{} run(s) during which other processes took more than {} of a core "
+      "were made again{}. The disturbed measurements stay in sweep.json "
+      "(`\"disturbed\": true`), unused. The busiest other processes: {}.\n\n",
+      state.remade, BusyMachineCores, when,
+      state.busiestOthers.empty() ? "not seen (they came and went within a run)"
+                                  : state.busiestOthers);
+}
 
 std::string renderSweepJson(const SweepState &state,
                             const SweepAnalysis *analysis,
@@ -367,20 +395,23 @@ std::string renderMarkdown(const SweepState &state, const SweepAnalysis &a,
     md += fmt::format("`{}`: {} runs ({} group(s) x delays {} x {} repeats, "
                       "plus {} unarmed controls) in random order (seed {}); "
                       "throughput from {}.\n\n",
-                      fmt::join(o.command, " "), state.records.size(),
+                      fmt::join(o.command, " "),
+                      state.records.size() - state.remade,
                       state.plan.groups.size(), delays, state.plan.repeats,
                       state.plan.repeats, state.plan.seed, source);
   else
     md += fmt::format("`{}`: {} runs in random order (seed {}); throughput "
                       "from {}. The sweep sized itself: see below.\n\n",
-                      fmt::join(o.command, " "), state.records.size(),
-                      state.plan.seed, source);
+                      fmt::join(o.command, " "),
+                      state.records.size() - state.remade, state.plan.seed,
+                      source);
   if (MachineUse m = machineUseOf(state.records); m.known())
     md +=
         fmt::format("Other processes used {:.2f} of the {} CPUs on average "
                     "while the program ran ({:.2f} in the busiest run){}.\n\n",
                     m.otherCoresMean, m.cpus, m.otherCoresMax,
                     m.busy() ? ": see the warning below" : "");
+  md += remadeSentence(state);
   md += "## Answer\n\n";
   for (std::size_t rank = 0; rank < a.ranking.size(); ++rank)
     md += fmt::format("{}. **{}**: {}\n", rank + 1,

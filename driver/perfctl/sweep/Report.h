@@ -36,6 +36,10 @@ bool writeSweepJson(const SweepState &state, const SweepAnalysis *analysis,
 bool writeAtomically(const std::filesystem::path &path, const std::string &text,
                      std::string &error);
 
+/// What became of the runs disturbed by other processes (made again, or
+/// kept once the machine did not settle), for report.md; "" when none were.
+std::string remadeSentence(const SweepState &state);
+
 /// The text of report.md.
 std::string renderMarkdown(const SweepState &state,
                            const SweepAnalysis &analysis, bool withPlot);

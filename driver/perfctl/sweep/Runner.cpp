@@ -4,6 +4,7 @@
 #include "perfcc/Selection.h"
 #include "run/CpuPinning.h"
 #include "run/MachineLoad.h"
+#include "run/OtherProcesses.h"
 #include "sweep/Progress.h"
 #include "sweep/Report.h"
 
@@ -104,13 +105,18 @@ int runSweep(SweepState &state) {
   SweepPlan &plan = state.plan;
   fs::path out = fs::absolute(options.outDir);
   std::error_code ec;
-  // A previous sweep's run folders go (only those: names of digits), so
-  // the folder holds this sweep's runs and nothing else of perfctl's.
+  // A previous sweep's run folders go (only those: names of digits, or
+  // digits and ".disturbed-K"), so the folder holds this sweep's runs and
+  // nothing else of perfctl's.
   for (fs::directory_iterator it(out / "runs", ec), end;
        state.records.empty() && !ec && it != end; it.increment(ec)) {
     std::string name = it->path().filename().string();
-    if (it->is_directory() && !name.empty() &&
-        name.find_first_not_of("0123456789") == std::string::npos)
+    std::string number = name.substr(0, name.find(".disturbed-"));
+    std::string kept = name.substr(number.size());
+    if (it->is_directory() && !number.empty() &&
+        number.find_first_not_of("0123456789") == std::string::npos &&
+        (kept.empty() ||
+         kept.find_first_not_of("0123456789", 11) == std::string::npos))
       fs::remove_all(it->path(), ec);
   }
   ec.clear();
@@ -136,7 +142,9 @@ int runSweep(SweepState &state) {
   }
 
   installInterruptHandlers();
-  std::size_t first = state.records.size();
+  // The planned runs made so far: one record each, and one more for each
+  // disturbed run made again.
+  std::size_t first = state.records.size() - state.remade;
   SweepProgress progress(plan.runs.size() - first,
                          !options.quiet && isatty(STDERR_FILENO),
                          options.quiet ? nullptr : stderr);
@@ -163,6 +171,7 @@ int runSweep(SweepState &state) {
     return interrupted() ? 130 : 1;
   };
 
+  std::map<std::size_t, unsigned> remakes; // by planned run
   for (std::size_t next = first; next < plan.runs.size(); ++next) {
     const PlannedRun &run = plan.runs[next];
     if (interrupted()) {
@@ -295,11 +304,45 @@ int runSweep(SweepState &state) {
                           outcome->throughput, outcome->virtualThroughput)
             : fmt::format("{:.4g} units/s", outcome->throughput);
     // Said as it happens, so a long sweep on a busy machine can be stopped.
+    bool remake = result.disturbed() && !state.stopRemaking &&
+                  remakes[next] < MaxRemakesPerRun;
     if (result.otherCpuCores() > BusyMachineCores)
-      line += fmt::format(" (other processes used {:.2f} cores)",
-                          result.otherCpuCores());
+      line += fmt::format(" (other processes used {:.2f} cores{})",
+                          result.otherCpuCores(), remake ? "; made again" : "");
+    if (result.disturbed() &&
+        result.otherCpuCores() > state.busiestOthersCores) {
+      state.busiestOthersCores = result.otherCpuCores();
+      state.busiestOthers = describeProcesses(result.busiestOthers);
+    }
+    if (remake) {
+      // Kept for the record under another name; the run is made again in
+      // its own folder once the machine has settled.
+      RunRecord &kept = state.records.back();
+      kept.disturbed = true;
+      kept.measured = false;
+      kept.folder =
+          fmt::format("runs/{:04}.disturbed-{}", run.index, ++remakes[next]);
+      fs::remove_all(out / kept.folder, ec);
+      fs::rename(folder, out / kept.folder, ec);
+      ++state.remade;
+    }
     progress.finished(description, result.wallNs, line);
     writeSweepJson(state, nullptr, error);
+    if (remake) {
+      if (!waitUntilQuiet(SettleWaitS, interrupted) && !interrupted()) {
+        state.stopRemaking = true;
+        warnOnce(fmt::format(
+            "the machine did not settle within {:.0f} s of a disturbed run: "
+            "other processes keep taking the CPU ({}), so disturbed runs are "
+            "no longer made again",
+            SettleWaitS,
+            state.busiestOthers.empty()
+                ? "which, perfctl could not see"
+                : "the busiest: " + state.busiestOthers));
+      }
+      progress.addRun();
+      --next;
+    }
   }
   progress.clear();
   state.status = "complete";
@@ -314,8 +357,11 @@ void warnIfMachineBusy(SweepState &state) {
         "program ran ({:.2f} in the busiest run): it did not have the machine "
         "to itself, so its threads may have taken turns instead of running "
         "side by side, which hides slack (thresholds read as linear); rerun "
-        "on a quiet machine",
-        machine.otherCoresMean, machine.cpus, machine.otherCoresMax));
+        "on a quiet machine{}",
+        machine.otherCoresMean, machine.cpus, machine.otherCoresMax,
+        state.busiestOthers.empty()
+            ? ""
+            : " (the busiest other processes: " + state.busiestOthers + ")"));
     fmt::print(stderr, "perfctl: warning: {}\n", state.warnings.back());
   }
 }
@@ -326,7 +372,7 @@ MachineUse machineUseOf(const std::vector<RunRecord> &records) {
   double otherNs = 0, wallNs = 0;
   for (const RunRecord &record : records) {
     double cores = record.command.otherCpuCores();
-    if (cores < 0)
+    if (cores < 0 || record.disturbed)
       continue;
     otherNs += cores * record.command.wallNs;
     wallNs += record.command.wallNs;

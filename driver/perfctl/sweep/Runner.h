@@ -11,6 +11,14 @@
 // the run and the problem. A virtual speedup the runtime marks invalid does
 // not: it is a warning, and the analysis marks the group.
 //
+// A run during which other processes took more than BusyMachineCores is
+// disturbed (run/MachineLoad.h): slack between threads that took turns
+// reads as none. It is made again once the machine has settled, at most
+// MaxRemakesPerRun times; the disturbed measurement stays in sweep.json,
+// unused. Should the machine not settle within SettleWaitS, its load is
+// its state rather than a disturbance: runs are no longer made again and
+// the answer's warning names the processes that took the CPU.
+//
 //===----------------------------------------------------------------------===//
 #ifndef PERFCC_DRIVER_PERFCTL_SWEEP_RUNNER_H
 #define PERFCC_DRIVER_PERFCTL_SWEEP_RUNNER_H
@@ -60,6 +68,9 @@ struct RunRecord {
   double targetWorkNsPerCall = -1; ///< their own work a call, if reported
   double targetHeldShare = -1;     ///< of that work, done holding a mutex
   std::string error;
+  /// Measured while other processes took the CPU, and made again: kept for
+  /// the record (runs/NNNN.disturbed-K), not used (measured is false).
+  bool disturbed = false;
 };
 
 /// What else ran on the machine during a sweep's runs (run/MachineLoad.h).
@@ -72,7 +83,8 @@ struct MachineUse {
   bool busy() const { return otherCoresMean > BusyMachineCores; }
 };
 
-/// The machine use over \p records (every run made, measured or not).
+/// The machine use over \p records (every run made but the disturbed ones
+/// made again: the runs the answer stands on).
 MachineUse machineUseOf(const std::vector<RunRecord> &records);
 
 /// How an adaptive sweep sized one group (sweep/Sizing.h).
@@ -95,6 +107,11 @@ struct SweepState {
   std::string status = "running"; ///< running, complete, failed, interrupted
   std::string error;
   std::vector<std::string> warnings;
+  unsigned remade = 0;       ///< disturbed runs made again
+  bool stopRemaking = false; ///< the machine did not settle: no more
+  /// The busiest other processes of the busiest disturbed run seen.
+  std::string busiestOthers;
+  double busiestOthersCores = -1;
 };
 
 /// Makes the runs of \p state.plan not made yet (all of them at first;

@@ -2,17 +2,22 @@
 //
 // /proc/stat parsing, the run's own CPU time from wait4, and the CPU time
 // the rest of the machine used meanwhile: a thread of this test spinning
-// beside the run is "other" load, the run's own work is not.
+// beside the run is "other" load, the run's own work is not; and which
+// other processes took the CPU (run/OtherProcesses.h).
 //
 //===----------------------------------------------------------------------===//
 #include "run/MachineLoad.h"
 #include "run/Command.h"
+#include "run/OtherProcesses.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
+#include <csignal>
 #include <optional>
+#include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 
@@ -101,4 +106,57 @@ TEST(MachineLoad, ASpinningThreadBesideTheRunIsOtherLoad) {
   // One core spun throughout; /proc/stat ticks at 10 ms, so allow for a
   // few ticks either side of a ~0.3 s run.
   EXPECT_GT(result.otherCpuCores(), 0.6);
+}
+
+TEST(OtherProcesses, ReadsCpuTimeAfterANameWithSpacesAndParentheses) {
+  long hz = sysconf(_SC_CLK_TCK);
+  // utime 7 and stime 5 ticks are the 14th and 15th fields.
+  std::optional<double> ns = parseProcessCpuNs(
+      "42 (a (b) c) S 1 42 42 0 -1 4194304 98 0 0 0 7 5 0 0 20 0 1 0 99\n");
+  ASSERT_TRUE(ns);
+  EXPECT_DOUBLE_EQ(*ns, 12 * 1e9 / double(hz));
+  EXPECT_FALSE(parseProcessCpuNs(""));
+  EXPECT_FALSE(parseProcessCpuNs("42 (x) S 1 2 3"));
+  EXPECT_FALSE(parseProcessCpuNs("42 (x) S 1 42 42 0 -1 4 98 0 0 0 x 5 0"));
+}
+
+TEST(OtherProcesses, TheBusiestComeFirstAndTheRunsOwnAreLeftOut) {
+  // Over one second: 1 used 0.9 s, 2 is excluded, 3 started during it and
+  // used 0.3 s, 4 used 0.01 s (under the floor), 5 ended (not seen after).
+  ProcessCpuTimes before = {{1, 1e9}, {2, 0}, {4, 5e9}, {5, 0}};
+  ProcessCpuTimes after = {{1, 1.9e9}, {2, 1e9}, {3, 0.3e9}, {4, 5.01e9}};
+  std::vector<OtherProcess> busiest =
+      busiestProcesses(before, after, 1e9, {2}, 0.05, 3);
+  ASSERT_EQ(busiest.size(), 2u);
+  EXPECT_EQ(busiest[0].pid, 1);
+  EXPECT_NEAR(busiest[0].cores, 0.9, 1e-9);
+  EXPECT_EQ(busiest[1].pid, 3);
+  EXPECT_NEAR(busiest[1].cores, 0.3, 1e-9);
+  EXPECT_EQ(busiestProcesses(before, after, 1e9, {2}, 0.05, 1).size(), 1u);
+  EXPECT_TRUE(busiestProcesses(before, after, 0, {}, 0.05, 3).empty());
+}
+
+TEST(OtherProcesses, ARunOnABusyMachineNamesTheProcessThatTookTheCpu) {
+  if (usableCpus() < 2)
+    GTEST_SKIP() << "needs two CPUs";
+  pid_t spinner = fork();
+  ASSERT_GE(spinner, 0);
+  if (spinner == 0) {
+    execl("/bin/sh", "sh", "-c", "while :; do :; done", nullptr);
+    _exit(127);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  CommandResult result = runBusyChild();
+  kill(spinner, SIGKILL);
+  waitpid(spinner, nullptr, 0);
+  ASSERT_TRUE(result.ok()) << result.describe();
+  ASSERT_GT(result.otherCpuCores(), BusyMachineCores);
+  ASSERT_FALSE(result.busiestOthers.empty());
+  EXPECT_EQ(result.busiestOthers[0].pid, spinner);
+  EXPECT_GT(result.busiestOthers[0].cores, 0.6);
+  EXPECT_EQ(result.busiestOthers[0].command, "sh -c while :; do :; done");
+  EXPECT_NE(
+      describeProcesses(result.busiestOthers)
+          .find(fmt::format("sh -c while :; do :; done (pid {}, ", spinner)),
+      std::string::npos);
 }
