@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -150,11 +151,16 @@ TEST(OtherProcesses, ARunOnABusyMachineNamesTheProcessThatTookTheCpu) {
   kill(spinner, SIGKILL);
   waitpid(spinner, nullptr, 0);
   ASSERT_TRUE(result.ok()) << result.describe();
-  ASSERT_GT(result.otherCpuCores(), BusyMachineCores);
-  ASSERT_FALSE(result.busiestOthers.empty());
-  EXPECT_EQ(result.busiestOthers[0].pid, spinner);
-  EXPECT_GT(result.busiestOthers[0].cores, 0.6);
-  EXPECT_EQ(result.busiestOthers[0].command, "sh -c while :; do :; done");
+  ASSERT_TRUE(result.disturbed()) << result.otherCpuCores() << " cores";
+  // Among the busiest three: another test run beside this one (ctest -j)
+  // may be busier, and takes part of the spinner's core.
+  auto named =
+      std::find_if(result.busiestOthers.begin(), result.busiestOthers.end(),
+                   [&](const OtherProcess &p) { return p.pid == spinner; });
+  ASSERT_NE(named, result.busiestOthers.end())
+      << describeProcesses(result.busiestOthers);
+  EXPECT_GT(named->cores, 0.3);
+  EXPECT_EQ(named->command, "sh -c while :; do :; done");
   EXPECT_NE(
       describeProcesses(result.busiestOthers)
           .find(fmt::format("sh -c while :; do :; done (pid {}, ", spinner)),
