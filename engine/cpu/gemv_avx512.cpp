@@ -197,6 +197,7 @@ std::vector<GemvKernel> gemv_kernels_avx512() {
       {"bf16dp512-r8u1-pf2", Isa::Avx512Bf16, dp512_rows<8, 1, 2>},
       {"bf16dp512-r1u2-pf0", Isa::Avx512Bf16, dp512_rows<1, 2, 0>},
       {"bf16dp512-r1u2-pf1", Isa::Avx512Bf16, dp512_rows<1, 2, 1>},
+      {"bf16dp512-r1u1-pf0", Isa::Avx512Bf16, dp512_rows<1, 1, 0>},
       {"bf16dp512-r1u4-pf0", Isa::Avx512Bf16, dp512_rows<1, 4, 0>},
       {"bf16dp512-r2u2-pf0", Isa::Avx512Bf16, dp512_rows<2, 2, 0>},
       {"bf16dp256-r4u1-pf1", Isa::Avx512Bf16, dp256_rows<4, 1>},

@@ -3,6 +3,7 @@
 #include "engine/cpu/gemv_wisdom.h"
 
 #include "engine/cpu/cpu_features.h"
+#include "engine/cpu/gemv_kernels.h"
 
 #include <cpuid.h>
 #include <cstdio>
@@ -13,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <unistd.h>
+#include <xxhash.h>
 
 namespace engine {
 namespace {
@@ -81,10 +83,18 @@ std::string gemv_shape_key(int64_t rows, int64_t cols) {
 }
 
 std::string gemv_machine_key(int num_threads) {
+  // The candidates too: a build that has other plans to try measures again
+  // rather than keep a choice made without them.
+  std::string names;
+  for (const GemvPlan &plan : all_gemv_plans())
+    names += plan.name + "\n";
+  char hash[9];
+  std::snprintf(hash, sizeof hash, "%08x",
+                unsigned(XXH32(names.data(), names.size(), 0)));
   return cpu_brand() + " (" + family_model_stepping() + "), " +
          std::string(isa_name(active_isa())) + ", " +
          std::to_string(num_threads) + " thread" +
-         (num_threads == 1 ? "" : "s");
+         (num_threads == 1 ? "" : "s") + ", plans " + hash;
 }
 
 std::string default_gemv_wisdom_path() {

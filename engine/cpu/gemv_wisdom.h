@@ -4,7 +4,9 @@
 //
 // Entries are keyed by the CPU (brand string, family, model and stepping),
 // the active instruction-set level and the thread count, since each changes
-// which plan streams fastest, and within those by the weight shape.
+// which plan streams fastest, and the candidate plans the build has (a hash
+// of their names: a build with others measures again), and within those by
+// the weight shape.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +26,8 @@ struct GemvWisdomEntry {
 /// "2048x1024": rows x cols.
 std::string gemv_shape_key(int64_t rows, int64_t cols);
 
-/// This machine's key: CPU brand, family/model/stepping, level, threads.
+/// This machine's key: CPU brand, family/model/stepping, level, threads,
+/// and the candidates' hash ("..., 2 threads, plans 9f0c1a2b").
 std::string gemv_machine_key(int num_threads);
 
 /// The default file: $XDG_CACHE_HOME/perfcc/engine-kernels.json, else
