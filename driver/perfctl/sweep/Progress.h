@@ -27,8 +27,12 @@ public:
   /// A run ended after \p wallNs; \p result says what it measured.
   void finished(const std::string &description, double wallNs,
                 const std::string &result);
-  /// One more run than planned (a disturbed run made again).
-  void addRun() { ++total; }
+  /// The run just finished is made again (it was disturbed): it is not
+  /// done, and its number comes again.
+  void again() {
+    if (done)
+      --done;
+  }
   /// Ends the bar's line (on a terminal), before other output.
   void clear();
   /// The bar's text (without escape codes), for tests.

@@ -340,7 +340,7 @@ int runSweep(SweepState &state) {
                 ? "which, perfctl could not see"
                 : "the busiest: " + state.busiestOthers));
       }
-      progress.addRun();
+      progress.again();
       --next;
     }
   }

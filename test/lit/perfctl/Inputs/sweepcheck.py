@@ -75,7 +75,7 @@ def machine(doc):
 
 
 def speedup(doc, truths):
-    runs = doc["runs"]
+    runs = [r for r in doc["runs"] if not r.get("disturbed")]
     print("status %s mode %s" % (doc["status"], doc["settings"]["mode"]))
     print("runs %d of %d, measured %d" % (
         len(runs), doc["runs_planned"],
@@ -282,7 +282,9 @@ def main():
         return signs(path, sys.argv[3], int(sys.argv[4]), sys.argv[5:])
     with open(path) as f:
         doc = json.load(f)
-    runs = doc["runs"]
+    # The runs the answer stands on: a run disturbed by other processes and
+    # made again is kept in sweep.json for the record only.
+    runs = [r for r in doc["runs"] if not r.get("disturbed")]
     if what == "stdout":
         import os
         base = os.path.dirname(path)
