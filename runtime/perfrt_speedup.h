@@ -7,14 +7,14 @@
 // at its probes, progress points, before it takes a mutex, before it
 // blocks, and before it can wake another (unlocking a mutex, signalling a
 // condition). A thread that blocked waiting for another skips what accrued
-// while it slept: it was waiting anyway (Coz's rule). It skips only what had accrued by the time it was
-// released (the last unlock, signal or thread exit before it ran again), not
-// what accrued while the kernel woke it: the thread that released it runs on
-// meanwhile, possibly in a selected call, and a waiter that skipped that too
-// ran ahead of the others. With 20-30 us wake-ups (a VM), a lock-free
-// function beside a lock-bound one (examples/causal/lock_handoff) read +5 to
-// +9.5% at 50% faster for a real +0.8%: half its time was inserted and
-// never paid.
+// while it slept: it was waiting anyway (Coz's rule). It skips only what had
+// accrued by the time it was released (the last unlock, signal or thread exit
+// before it ran again), not what accrued while the kernel woke it: the thread
+// that released it runs on meanwhile, possibly in a selected call, and a waiter
+// that skipped that too ran ahead of the others. With 20-30 us wake-ups (a VM),
+// a lock-free function beside a lock-bound one (examples/causal/lock_handoff)
+// read +5 to +9.5% at 50% faster for a real +0.8%: half its time was inserted
+// and never paid.
 //
 // Paying before a wake-up is Coz's rule too, and the reason is the same as
 // for accruing while f runs: the pause stands for this thread's work running

@@ -1,7 +1,8 @@
 // engine/cpu/host_load.cpp - other processes' CPU time around a measurement.
 #include "engine/cpu/host_load.h"
 
-#include <charconv>
+#include "perfcc/ProcStat.h"
+
 #include <chrono>
 #include <fstream>
 #include <string>
@@ -38,27 +39,12 @@ double wall_seconds() {
 } // namespace
 
 std::optional<double> parse_busy_cpu_seconds(std::string_view proc_stat) {
-  // "cpu  user nice system idle iowait irq softirq steal ...", in USER_HZ
-  // ticks; guest time is already inside user and nice.
-  std::string_view line = proc_stat.substr(0, proc_stat.find('\n'));
-  if (line.substr(0, 4) != "cpu ")
-    return std::nullopt;
-  unsigned long long f[8] = {};
-  size_t at = 4;
-  for (unsigned long long &field : f) {
-    while (at < line.size() && line[at] == ' ')
-      ++at;
-    auto [end, ec] =
-        std::from_chars(line.data() + at, line.data() + line.size(), field);
-    if (ec != std::errc())
-      return std::nullopt;
-    at = size_t(end - line.data());
-  }
+  const std::optional<unsigned long long> busy =
+      perfcc::parseBusyCpuTicks(proc_stat);
   const long hz = sysconf(_SC_CLK_TCK);
-  if (hz <= 0)
+  if (!busy || hz <= 0)
     return std::nullopt;
-  // user, nice, system, irq, softirq, steal: all but idle and iowait.
-  return double(f[0] + f[1] + f[2] + f[5] + f[6] + f[7]) / double(hz);
+  return double(*busy) / double(hz);
 }
 
 HostLoadMeter::HostLoadMeter()

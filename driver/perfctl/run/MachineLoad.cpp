@@ -1,7 +1,8 @@
 //===- MachineLoad.cpp - how busy the machine was around a run ------------===//
 #include "run/MachineLoad.h"
 
-#include <charconv>
+#include "perfcc/ProcStat.h"
+
 #include <chrono>
 #include <fstream>
 #include <sched.h>
@@ -12,29 +13,11 @@
 namespace perfcc::perfctl {
 
 std::optional<double> parseBusyCpuNs(std::string_view procStat) {
-  // "cpu  user nice system idle iowait irq softirq steal guest guest_nice",
-  // in USER_HZ ticks; guest time is already inside user and nice.
-  std::string_view line = procStat.substr(0, procStat.find('\n'));
-  if (line.substr(0, 4) != "cpu ")
-    return std::nullopt;
-  unsigned long long fields[8] = {};
-  std::size_t at = 4;
-  for (unsigned long long &field : fields) {
-    while (at < line.size() && line[at] == ' ')
-      ++at;
-    auto [end, ec] =
-        std::from_chars(line.data() + at, line.data() + line.size(), field);
-    if (ec != std::errc())
-      return std::nullopt;
-    at = std::size_t(end - line.data());
-  }
-  enum { User, Nice, System, Idle, IoWait, Irq, SoftIrq, Steal };
-  unsigned long long busy = fields[User] + fields[Nice] + fields[System] +
-                            fields[Irq] + fields[SoftIrq] + fields[Steal];
+  std::optional<unsigned long long> busy = parseBusyCpuTicks(procStat);
   long ticksPerSecond = sysconf(_SC_CLK_TCK);
-  if (ticksPerSecond <= 0)
+  if (!busy || ticksPerSecond <= 0)
     return std::nullopt;
-  return double(busy) * 1e9 / double(ticksPerSecond);
+  return double(*busy) * 1e9 / double(ticksPerSecond);
 }
 
 std::optional<double> machineBusyCpuNs() {
