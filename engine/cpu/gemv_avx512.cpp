@@ -186,9 +186,7 @@ ENGINE_AVX512BF16 void dp256_rows(const GemvJob &job, int64_t r0, int64_t r1) {
 } // namespace
 
 std::vector<GemvKernel> gemv_kernels_avx512() {
-  // The first of each level is its default: "bf16dp512-r8u1-pf1" is what the
-  // avx512bf16 and amx levels ran at m = 1 before kernels were chosen by
-  // measurement; the avx512 level ran the avx2 form.
+  // Each level's default is default_gemv_plan()'s (gemv_tuning.cpp).
   return {
       {"bf16dp512-r8u1-pf1", Isa::Avx512Bf16, dp512_rows<8, 1, 1>},
       {"bf16dp512-r8u1-pf0", Isa::Avx512Bf16, dp512_rows<8, 1, 0>},

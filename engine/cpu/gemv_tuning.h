@@ -42,8 +42,12 @@ struct GemvChoice {
   int64_t matrices = 0; ///< of this shape in the model
   const GemvPlan *plan = nullptr;
   /// "measured", "measured (not kept: other processes used N cores)",
-  /// "wisdom", "forced", "default", "default (model fits in cache)",
-  /// "default (budget spent)", "default (no gemv kernels at this level)".
+  /// "measured in part (budget spent)" (the best plan when the budget ran
+  /// out, if clearly faster than the default; not kept), "wisdom",
+  /// "forced", "default", "default (model fits in cache)", "like RxC
+  /// (budget spent)" (a shape the budget did not reach runs what was
+  /// measured for another), "default (budget spent)" (nothing was),
+  /// "default (no gemv kernels at this level)".
   std::string how;
   double gb_s = 0;         ///< the plan's rate when measured (0: not)
   double default_gb_s = 0; ///< the default plan's, same measurement
@@ -61,6 +65,13 @@ std::vector<GemvChoice>
 choose_gemv_plans(ThreadPool &pool,
                   const std::vector<const WeightMatrix *> &matrices,
                   const GemvTuning &options);
+
+/// Gives each shape the budget did not reach ("default (budget spent)")
+/// the plan measured for another: one with the same row length if any, else
+/// the one with the most bytes. The default can stream at half the measured
+/// plans' rate, so a measured plan elsewhere is the better guess; such a
+/// choice is not kept, so the next load measures the shape.
+void borrow_measured_plans(std::vector<GemvChoice> &choices);
 
 /// "auto", "measure", "default" or a plan this build has; the error names
 /// `source` and lists the plans.

@@ -295,6 +295,54 @@ TEST_F(GemvTuningTest, NoBudgetKeepsTheDefault) {
   }
 }
 
+// Choices as a load whose budget ran out leaves them: the shapes it did not
+// reach run a plan measured for another, the same row length first.
+TEST(GemvBorrowing, ShapesTheBudgetMissedRunAPlanMeasuredForAnother) {
+  const GemvPlan *a = &all_gemv_plans()[0], *b = &all_gemv_plans()[1],
+                 *fallback = &all_gemv_plans()[2];
+  auto choice = [&](int64_t rows, int64_t cols, int64_t n, const GemvPlan *p,
+                    const char *how, double gb_s) {
+    GemvChoice c;
+    c.rows = rows;
+    c.cols = cols;
+    c.matrices = n;
+    c.plan = p;
+    c.how = how;
+    c.gb_s = gb_s;
+    return c;
+  };
+  std::vector<GemvChoice> choices = {
+      choice(3072, 1024, 56, a, "measured", 30),
+      choice(151936, 1024, 1, b, "measured in part (budget spent)", 28),
+      choice(1024, 3072, 28, b, "wisdom", 31),
+      choice(1024, 1024, 56, fallback, "default (budget spent)", 0),
+      choice(2048, 4096, 28, fallback, "default (budget spent)", 0),
+      choice(512, 3072, 4, fallback, "default (budget spent)", 0),
+      choice(64, 64, 1, fallback, "default (model fits in cache)", 0),
+  };
+  borrow_measured_plans(choices);
+  // 1024 columns: the measured 1024-column shape with the most bytes.
+  EXPECT_EQ(choices[3].plan, a);
+  EXPECT_EQ(choices[3].how, "like 3072x1024 (budget spent)");
+  EXPECT_EQ(choices[3].gb_s, 0); // not measured for this shape
+  // No other shape has 4096 columns: the most bytes measured.
+  EXPECT_EQ(choices[4].plan, a);
+  EXPECT_EQ(choices[4].how, "like 3072x1024 (budget spent)");
+  // A plan from the wisdom file was measured too.
+  EXPECT_EQ(choices[5].plan, b);
+  EXPECT_EQ(choices[5].how, "like 1024x3072 (budget spent)");
+  // Only what the budget missed is changed.
+  EXPECT_EQ(choices[6].plan, fallback);
+  EXPECT_EQ(choices[1].plan, b);
+
+  // Nothing measured anywhere: the default stays.
+  std::vector<GemvChoice> none = {
+      choice(1024, 1024, 56, fallback, "default (budget spent)", 0)};
+  borrow_measured_plans(none);
+  EXPECT_EQ(none[0].plan, fallback);
+  EXPECT_EQ(none[0].how, "default (budget spent)");
+}
+
 TEST_F(GemvTuningTest, BadSettingsAreErrorsThatNameThem) {
   ThreadPool pool(1);
   SmallModel model;
