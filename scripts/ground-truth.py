@@ -210,7 +210,7 @@ def main():
             f.write(function + "\n")
         frequency = int(extra[extra.index("--frequency") + 1]) \
             if "--frequency" in extra else 1
-        achieved = achieved_less_work(base, variants, targets, frequency, 3,
+        achieved = achieved_less_work(base, variants, targets, frequency, 5,
                                       os.path.join(a.out, "scratch"))
         asked = asked_percents(achieved)
         common = ["--progress", progress]

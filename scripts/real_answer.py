@@ -66,14 +66,27 @@ def own_work_per_call(exe, targets, frequency, scratch):
 
 def achieved_less_work(base, variants, targets, frequency, runs, scratch):
     """How much less own work per call each variant really does than the
-    base, in percent (medians of `runs` armed runs each). A variant built to
-    do 50% less of a loop does less or more than 50% less of the whole call:
-    the call has a fixed part (a futex wake-up under a lock, the probes'
-    own cost), and the compiler may unroll a shorter loop differently."""
-    work = {exe: statistics.median(
-        own_work_per_call(exe, targets, frequency, scratch)
-        for _ in range(runs)) for exe in [base] + list(variants)}
-    return [100 * (1 - work[v] / work[base]) for v in variants]
+    base, in percent: the median over `runs` rounds of each round's ratio,
+    every round running the base and the variants armed, in a shuffled
+    order. A variant built to do 50% less of a loop does less or more than
+    50% less of the whole call: the call has a fixed part (a futex wake-up
+    under a lock, the probes' own cost), and the compiler may unroll a
+    shorter loop differently. Paired within a round because this VM's CPU
+    speed drifts: hot_loop's step() read 114-121 ns a call in three runs
+    and 92-94 in the next two, then 113-119 for minutes (2026-11-28), and
+    a median of runs made one build after another can fall in a fast spell
+    for one build only (the suite once read 25% less work for the variant
+    built for 10%, whose calls take 10.5% less in quiet minutes)."""
+    builds = [base] + list(variants)
+    ratios = {v: [] for v in variants}
+    for _ in range(runs):
+        order = list(builds)
+        random.shuffle(order)
+        work = {exe: own_work_per_call(exe, targets, frequency, scratch)
+                for exe in order}
+        for v in variants:
+            ratios[v].append(work[v] / work[base])
+    return [100 * (1 - statistics.median(ratios[v])) for v in variants]
 
 
 def measure(base, variants, progress, rounds, scratch):
