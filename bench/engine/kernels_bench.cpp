@@ -121,8 +121,8 @@ struct AttentionSetup {
 
 // Counters: bytes of keys and values read, and the flops of q·k and p·v.
 void bm_attention(benchmark::State &state, int seqs, int context, int n_q,
-                  DType dtype, bool amx) {
-  set_attention_amx_min_rows(amx ? -1 : 0);
+                  DType dtype, bool bf16) {
+  set_attention_bf16_min_rows(bf16 ? -1 : 0);
   AttentionSetup s(seqs, context, n_q, dtype);
   float scale = 1.0f / std::sqrt(float(kHeadDim));
   for (auto _ : state) {
@@ -141,7 +141,7 @@ void bm_attention(benchmark::State &state, int seqs, int context, int n_q,
       kv_bytes * double(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
   state.counters["GFLOP/s"] = benchmark::Counter(
       flops * double(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
-  set_attention_amx_min_rows(-1);
+  set_attention_bf16_min_rows(-1);
 }
 
 void bm_rms_norm(benchmark::State &state, int64_t rows) {
@@ -221,15 +221,16 @@ void register_all() {
                  Case{"decode/seqs:1/ctx:4096", 1, 4096, 1},
                  Case{"prefill/seqs:1/tokens:512", 1, 512, 512}})
     for (DType dtype : {DType::F32, DType::BF16})
-      for (bool amx : {true, false}) {
-        // Only prefill tiles use AMX; "amx:off" is the fp32 AVX-512 tile.
-        if (!amx && (c.n_q == 1 || max_supported_isa() != Isa::Amx))
+      for (bool bf16 : {true, false}) {
+        // Only prefill tiles multiply in bf16 (AMX or AVX512-BF16);
+        // "bf16:off" is the fp32 AVX-512 tile.
+        if (!bf16 && (c.n_q == 1 || max_supported_isa() < Isa::Avx512Bf16))
           continue;
         std::string name = std::string("attention/") + c.name +
                            "/kv:" + std::string(dtype_name(dtype)) +
-                           (amx ? "" : "/amx:off");
+                           (bf16 ? "" : "/bf16:off");
         benchmark::RegisterBenchmark(name.c_str(), bm_attention, c.seqs,
-                                     c.context, c.n_q, dtype, amx)
+                                     c.context, c.n_q, dtype, bf16)
             ->UseRealTime()
             ->Unit(benchmark::kMicrosecond);
       }

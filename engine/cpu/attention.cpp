@@ -99,9 +99,10 @@ void attend_tile_scalar_impl(const AttentionTile &t) {
   }
 }
 
-// Tiles with at least this many query rows use AMX (0: never).
-constexpr int kDefaultAmxMinRows = 16;
-std::atomic<int> amx_attention_min_rows{kDefaultAmxMinRows};
+// Tiles with at least this many query rows multiply in bf16, with AMX or
+// AVX512-BF16 (0: never).
+constexpr int kDefaultBf16MinRows = 16;
+std::atomic<int> bf16_attention_min_rows{kDefaultBf16MinRows};
 
 // Decode over a long context is split along the sequence into partitions of
 // at least this many keys, each its own work item, merged afterwards.
@@ -166,8 +167,8 @@ namespace cpu_detail {
 void attend_tile_scalar(const AttentionTile &t) { attend_tile_scalar_impl(t); }
 } // namespace cpu_detail
 
-void set_attention_amx_min_rows(int rows) {
-  amx_attention_min_rows.store(rows < 0 ? kDefaultAmxMinRows : rows);
+void set_attention_bf16_min_rows(int rows) {
+  bf16_attention_min_rows.store(rows < 0 ? kDefaultBf16MinRows : rows);
 }
 
 void store_kv(const float *k, const float *v, const int32_t *slot_mapping,
@@ -325,12 +326,17 @@ void paged_attention(ThreadPool &pool, const float *q, int num_heads,
   if (items.empty())
     return;
 
-  // AMX for tiles of many query rows (prefill): bf16 products, like the bf16
-  // matmuls; decode tiles (one token's heads) stay in fp32.
-  const int amx_min_rows = amx_attention_min_rows.load();
-  const bool amx =
-      isa == Isa::Amx && amx_min_rows > 0 &&
-      cpu_detail::amx_attention_supports(kv.head_dim, tokens_per_tile * group);
+  // Tiles of many query rows (prefill) multiply in bf16, like the bf16
+  // matmuls: with AMX, or AVX512-BF16 without it (a 512-token prefill on the
+  // Zen 4 spent 15% in the fp32 tile); decode tiles (one token's heads) are
+  // bound by memory and stay in fp32.
+  const int bf16_min_rows = bf16_attention_min_rows.load();
+  const int tile_rows = tokens_per_tile * group;
+  const bool amx = isa == Isa::Amx && bf16_min_rows > 0 &&
+                   cpu_detail::amx_attention_supports(kv.head_dim, tile_rows);
+  const bool bf16dp =
+      isa == Isa::Avx512Bf16 && bf16_min_rows > 0 &&
+      cpu_detail::avx512bf16_attention_supports(kv.head_dim, tile_rows);
   const int64_t d = kv.head_dim, q_stride = int64_t(num_heads) * d;
   const int64_t esize = int64_t(dtype_size(kv.dtype));
   thread_local std::vector<float> partials;
@@ -365,9 +371,12 @@ void paged_attention(ThreadPool &pool, const float *q, int num_heads,
       t.key_begin = w.key_begin;
       t.key_end = w.key_end;
       t.partial = w.partial < 0 ? nullptr : partial_base + w.partial;
-      if (amx && w.kv_heads == 1 && w.tokens * group >= amx_min_rows &&
-          !t.partial)
+      const bool bf16_tile =
+          w.kv_heads == 1 && w.tokens * group >= bf16_min_rows && !t.partial;
+      if (amx && bf16_tile)
         cpu_detail::attend_tile_amx(t);
+      else if (bf16dp && bf16_tile)
+        cpu_detail::attend_tile_avx512bf16(t);
       else if (avx512)
         cpu_detail::attend_tile_avx512(t);
       else if (avx2_decode && w.tokens == 1)

@@ -50,11 +50,11 @@ struct AttentionBatch {
 /// L − n_q + j and attends to positions 0 … L − n_q + j; query head h reads
 /// KV head h / (num_heads / num_kv_heads). q and out are
 /// [total_q][num_heads][head_dim] fp32 (out must not overlap q). Softmax is
-/// computed in fp32 with a running maximum; prefill tiles at the amx level
-/// multiply in bf16 (see set_attention_amx_min_rows). Each query row is
-/// computed over key chunks in a fixed order, by one thread, or, for a decode
-/// over at least 1,024 keys at the avx2 level, in partitions along the
-/// sequence fixed by its length and merged in order; so results do not
+/// computed in fp32 with a running maximum; prefill tiles at the amx and
+/// avx512bf16 levels multiply in bf16 (see set_attention_bf16_min_rows). Each
+/// query row is computed over key chunks in a fixed order, by one thread, or,
+/// for a decode over at least 1,024 keys at the avx2 level, in partitions along
+/// the sequence fixed by its length and merged in order; so results do not
 /// depend on the batch composition, the paging or the thread count. Throws
 /// engine::Error for inconsistent shapes or lengths (n_q > L, L beyond the
 /// block table, a bad block id).
@@ -62,11 +62,12 @@ void paged_attention(ThreadPool &pool, const float *q, int num_heads,
                      const AttentionBatch &batch, const PagedKv &kv,
                      float scale, float *out);
 
-/// At the amx level, tiles of at least `rows` query rows (query tokens × heads
-/// per KV head; prefill) compute q·kᵀ and p·v as bf16 AMX products, with
-/// relative errors of about 1e-2 like the bf16 matmuls; smaller tiles
-/// (decode) and other levels stay in fp32. 0 turns AMX off, a negative value
-/// restores the default (16). For benchmarks and tests.
-void set_attention_amx_min_rows(int rows);
+/// At the amx and avx512bf16 levels, tiles of at least `rows` query rows
+/// (query tokens × heads per KV head; prefill) compute q·kᵀ and p·v as bf16
+/// products (AMX tiles, or `vdpbf16ps`), with relative errors of about 1e-2
+/// like the bf16 matmuls; smaller tiles (decode) and other levels stay in
+/// fp32. 0 keeps every tile in fp32, a negative value restores the default
+/// (16). For benchmarks and tests.
+void set_attention_bf16_min_rows(int rows);
 
 } // namespace engine

@@ -64,5 +64,9 @@ bool avx512_supports_head_dim(int head_dim);
 /// rows and kv_heads == 1.
 void attend_tile_amx(const AttentionTile &t);
 bool amx_attention_supports(int head_dim, int rows);
+/// The same products and rounding with AVX512-BF16 dot products on
+/// registers (prefill without AMX); the same requirements.
+void attend_tile_avx512bf16(const AttentionTile &t);
+bool avx512bf16_attention_supports(int head_dim, int rows);
 
 } // namespace engine::cpu_detail
