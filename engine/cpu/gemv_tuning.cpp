@@ -156,9 +156,11 @@ struct Measured {
 Measured measure_rounds(ThreadPool &pool, ShapeTimer &timer,
                         const GemvPlan &default_plan,
                         Clock::time_point deadline) {
-  std::vector<const GemvPlan *> alive;
+  // The default first: a budget that runs out early can then still compare
+  // what it measured with it.
+  std::vector<const GemvPlan *> alive = {&default_plan};
   for (const GemvPlan *p : runnable_gemv_plans())
-    if (!p->dynamic_split)
+    if (!p->dynamic_split && p != &default_plan)
       alive.push_back(p);
   std::map<const GemvPlan *, double> best;
   auto out_of_time = [&] { return Clock::now() >= deadline; };
