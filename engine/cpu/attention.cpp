@@ -332,11 +332,10 @@ void paged_attention(ThreadPool &pool, const float *q, int num_heads,
   // bound by memory and stay in fp32.
   const int bf16_min_rows = bf16_attention_min_rows.load();
   const int tile_rows = tokens_per_tile * group;
-  const bool amx = isa == Isa::Amx && bf16_min_rows > 0 &&
-                   cpu_detail::amx_attention_supports(kv.head_dim, tile_rows);
-  const bool bf16dp =
-      isa == Isa::Avx512Bf16 && bf16_min_rows > 0 &&
-      cpu_detail::avx512bf16_attention_supports(kv.head_dim, tile_rows);
+  const bool bf16_tiles = bf16_min_rows > 0 && cpu_detail::bf16_tile_supports(
+                                                   kv.head_dim, tile_rows);
+  const bool amx = bf16_tiles && isa == Isa::Amx;
+  const bool bf16dp = bf16_tiles && isa == Isa::Avx512Bf16;
   const int64_t d = kv.head_dim, q_stride = int64_t(num_heads) * d;
   const int64_t esize = int64_t(dtype_size(kv.dtype));
   thread_local std::vector<float> partials;

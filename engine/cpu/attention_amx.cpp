@@ -38,13 +38,7 @@ template <DType T, int D> ENGINE_AMX void attend(const AttentionTile &t) {
   alignas(64) float o[kRows][D];
   float m[kRows], l[kRows];
 
-  for (int r = 0; r < kRows; ++r) {
-    m[r] = -INFINITY;
-    l[r] = 0;
-    for (int c = 0; c < D; c += 16)
-      _mm512_store_ps(o[r] + c, _mm512_setzero_ps());
-  }
-  load_queries_bf16<D>(t, rows, q);
+  start_tile<D>(t, rows, q, o, m, l);
 
   configure_full_tiles();
 
@@ -100,10 +94,6 @@ template <DType T> ENGINE_AMX void attend_dim(const AttentionTile &t) {
 }
 
 } // namespace
-
-bool amx_attention_supports(int head_dim, int rows) {
-  return (head_dim == 64 || head_dim == 128) && rows <= kRows;
-}
 
 void attend_tile_amx(const AttentionTile &t) {
   if (t.dtype == DType::F32)

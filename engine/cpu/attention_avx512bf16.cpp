@@ -100,13 +100,7 @@ ENGINE_AVX512BF16 void attend(const AttentionTile &t) {
   alignas(64) float o[kRows][D];
   float m[kRows], l[kRows];
 
-  for (int r = 0; r < kRows; ++r) {
-    m[r] = -INFINITY;
-    l[r] = 0;
-    for (int c = 0; c < D; c += 16)
-      _mm512_store_ps(o[r] + c, _mm512_setzero_ps());
-  }
-  load_queries_bf16<D>(t, rows, q);
+  start_tile<D>(t, rows, q, o, m, l);
 
   for (int64_t t0 = 0; t0 <= last_pos; t0 += kKeyChunk) {
     const int n =
@@ -129,10 +123,6 @@ template <DType T> ENGINE_AVX512BF16 void attend_dim(const AttentionTile &t) {
 }
 
 } // namespace
-
-bool avx512bf16_attention_supports(int head_dim, int rows) {
-  return (head_dim == 64 || head_dim == 128) && rows <= kRows;
-}
 
 void attend_tile_avx512bf16(const AttentionTile &t) {
   if (t.dtype == DType::F32)

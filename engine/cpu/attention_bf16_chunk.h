@@ -28,8 +28,11 @@
 
 namespace engine::cpu_detail {
 
-/// Query rows a bf16 prefill tile holds: two groups of 16.
+/// Query rows a bf16 prefill tile holds: two groups of 16
+/// (bf16_tile_supports).
 constexpr int kBf16TileRows = 32;
+static_assert(bf16_tile_supports(128, kBf16TileRows) &&
+              !bf16_tile_supports(128, kBf16TileRows + 1));
 
 /// 16 floats to 16 bf16 (round to nearest even).
 ENGINE_BF16_CHUNK inline __m256i chunk_to_bf16(__m512 v) {
@@ -63,11 +66,19 @@ ENGINE_BF16_CHUNK inline void load_row_bf16(const char *src, uint16_t *dst) {
   }
 }
 
-/// The tile's q rows in bf16 (rows past `rows`: zeros).
+/// A tile's start: its q rows in bf16 (rows past `rows`: zeros), outputs
+/// and sums 0, running maxima -inf.
 template <int D>
-ENGINE_BF16_CHUNK inline void load_queries_bf16(const AttentionTile &t,
-                                                int rows,
-                                                uint16_t q[kBf16TileRows][D]) {
+ENGINE_BF16_CHUNK inline void
+start_tile(const AttentionTile &t, int rows, uint16_t q[kBf16TileRows][D],
+           float o[kBf16TileRows][D], float m[kBf16TileRows],
+           float l[kBf16TileRows]) {
+  for (int r = 0; r < kBf16TileRows; ++r) {
+    m[r] = -INFINITY;
+    l[r] = 0;
+    for (int c = 0; c < D; c += 16)
+      _mm512_store_ps(o[r] + c, _mm512_setzero_ps());
+  }
   for (int r = 0; r < kBf16TileRows; ++r)
     for (int c = 0; c < D; c += 16) {
       __m256i v = _mm256_setzero_si256();

@@ -60,13 +60,15 @@ bool avx2_decode_supports(int head_dim, int group);
 /// Needs head_dim ∈ {64, 128, 256} and AVX-512.
 void attend_tile_avx512(const AttentionTile &t);
 bool avx512_supports_head_dim(int head_dim);
-/// bf16 tile products (prefill); needs AMX, head_dim 64 or 128, at most 32
-/// rows and kv_heads == 1.
+/// Whether the bf16-product prefill tiles below take this shape: head_dim
+/// 64 or 128, at most 32 rows (kv_heads must be 1).
+constexpr bool bf16_tile_supports(int head_dim, int rows) {
+  return (head_dim == 64 || head_dim == 128) && rows <= 32;
+}
+/// bf16 tile products (prefill); needs AMX and bf16_tile_supports.
 void attend_tile_amx(const AttentionTile &t);
-bool amx_attention_supports(int head_dim, int rows);
 /// The same products and rounding with AVX512-BF16 dot products on
-/// registers (prefill without AMX); the same requirements.
+/// registers (prefill without AMX); needs bf16_tile_supports.
 void attend_tile_avx512bf16(const AttentionTile &t);
-bool avx512bf16_attention_supports(int head_dim, int rows);
 
 } // namespace engine::cpu_detail
