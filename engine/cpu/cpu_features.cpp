@@ -7,7 +7,9 @@
 #include <atomic>
 #include <cpuid.h>
 #include <cstdlib>
+#include <fstream>
 #include <mutex>
+#include <string>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -151,6 +153,44 @@ Isa parse_isa(std::string_view name, std::string_view source) {
   throw Error(std::string(source) + ": unknown instruction set '" +
               std::string(name) +
               "' (expected scalar, avx2, avx512, avx512bf16 or amx)");
+}
+
+// The size of the highest cache level of CPU 0 as sysfs gives it
+// ("32768K"), 0 if it cannot be read.
+static int64_t sysfs_last_level_cache_bytes() {
+  int64_t best = 0;
+  int best_level = 0;
+  for (int index = 0; index < 16; ++index) {
+    const std::string dir =
+        "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
+    std::ifstream level_file(dir + "/level"), size_file(dir + "/size");
+    int level = 0;
+    std::string size;
+    if (!(level_file >> level) || !(size_file >> size) || size.empty())
+      continue;
+    char *end = nullptr;
+    int64_t bytes = std::strtoll(size.c_str(), &end, 10);
+    if (*end == 'K')
+      bytes <<= 10;
+    else if (*end == 'M')
+      bytes <<= 20;
+    if (level > best_level && bytes > 0)
+      best_level = level, best = bytes;
+  }
+  return best;
+}
+
+int64_t last_level_cache_bytes() {
+  // sysfs first: glibc's sysconf derives the L3 from CPUID, which a VM can
+  // report oddly (a 2-vCPU AMD EPYC Zen 4 guest: 320 MiB from sysconf,
+  // 32 MiB from sysfs and lscpu).
+  static const int64_t bytes = [] {
+    if (const int64_t sysfs = sysfs_last_level_cache_bytes(); sysfs > 0)
+      return sysfs;
+    const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    return l3 > 0 ? int64_t(l3) : int64_t(32) << 20;
+  }();
+  return bytes;
 }
 
 std::string cpu_description(int num_threads) {

@@ -9,6 +9,7 @@
 // and to test every kernel on one machine.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -60,6 +61,10 @@ std::string_view isa_name(Isa isa);
 /// text came from, for the error. Throws engine::Error for an unknown name:
 /// "<source>: unknown instruction set 'x' (expected scalar, avx2, ...)".
 Isa parse_isa(std::string_view name, std::string_view source = "isa");
+
+/// The last-level cache's size in bytes (32 MiB where the system does not
+/// say): what a measurement must read several times over to read memory.
+int64_t last_level_cache_bytes();
 
 /// One line for logs, e.g. "cpu: avx512bf16+amx, 2 threads".
 std::string cpu_description(int num_threads);

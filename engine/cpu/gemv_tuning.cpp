@@ -40,11 +40,6 @@ constexpr int kFinalPairs = 4;
 // 16-18 GB/s against 29-40), which no noise explains.
 constexpr double kPartialGuard = 0.10;
 
-int64_t last_level_cache_bytes() {
-  const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-  return l3 > 0 ? l3 : int64_t(32) << 20;
-}
-
 // Maps the pages of [p, p + bytes) now. Weights are memory-mapped from the
 // checkpoint and, before the first forward pass, not yet mapped: timed
 // calls would measure page faults, not the kernels. The first forward pass

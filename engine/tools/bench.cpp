@@ -12,11 +12,14 @@
 // peak arithmetic rate are measured in the same process on the engine's
 // threads (cpu/machine_ceilings.h), and each test reports the bytes and
 // operations a token needs (roofline.h), the rates it achieved, its share
-// of the bandwidth bound and its MFU.
+// of the bandwidth bound and its MFU. The bound a test is judged against is
+// the read bandwidth sampled between its own steps (cpu/bandwidth_sampler.h):
+// a VM's can move by half within seconds.
 //
 // Usage: engine-bench MODEL_DIR [--num-seqs 256 --min-input 100 ...] [--json]
 //        engine-bench MODEL_DIR --pp 512 --tg 128 [--repetitions 3]
 //        engine-bench MODEL_DIR --parallel 16 --pp 128 --tg 128
+#include "engine/cpu/bandwidth_sampler.h"
 #include "engine/cpu/cpu_model_runner.h"
 #include "engine/cpu/machine_ceilings.h"
 #include "engine/error.h"
@@ -71,8 +74,11 @@ MeanStd mean_std(const std::vector<double> &v) {
 struct Roofline {
   std::string text, json;
 };
+/// `bound_bytes_per_s`: the read bandwidth sampled during the test (0: none
+/// taken, the run's first measurement is the bound).
 Roofline roofline(const WorkCost &per_step, int per_step_tokens, double tok_s,
-                  const MachineCeilings *machine) {
+                  const MachineCeilings *machine, double bound_bytes_per_s,
+                  int bound_samples) {
   const double steps_s = tok_s / per_step_tokens;
   const double bytes_s = per_step.bytes * steps_s,
                flops_s = per_step.flops * steps_s;
@@ -89,23 +95,26 @@ Roofline roofline(const WorkCost &per_step, int per_step_tokens, double tok_s,
     r.text = text;
     return r;
   }
-  const double bw_pct = 100 * bytes_s / machine->read_bytes_per_s,
+  const double bound =
+      bound_bytes_per_s > 0 ? bound_bytes_per_s : machine->read_bytes_per_s;
+  const double bw_pct = 100 * bytes_s / bound,
                mfu = 100 * flops_s / machine->peak_flops;
-  if (machine->peak_is_the_kernels) {
-    std::snprintf(text, sizeof text,
-                  " (%.1f GB/s: %.0f%% of the bandwidth bound; %.1f GFLOP/s: "
-                  "%.1f%% MFU)",
-                  bytes_s / 1e9, bw_pct, flops_s / 1e9, mfu);
-    std::snprintf(json, sizeof json,
-                  ", \"bandwidth_bound_pct\": %.1f, \"mfu_pct\": %.2f", bw_pct,
-                  mfu);
-  } else { // AMX: its own peak is not measured
-    std::snprintf(text, sizeof text,
-                  " (%.1f GB/s: %.0f%% of the bandwidth bound; %.1f GFLOP/s)",
-                  bytes_s / 1e9, bw_pct, flops_s / 1e9);
-    std::snprintf(json, sizeof json,
-                  ", \"bandwidth_bound_pct\": %.1f, \"mfu_pct\": null", bw_pct);
+  char during[64] = "";
+  if (bound_bytes_per_s > 0)
+    std::snprintf(during, sizeof during, ", %.1f GB/s during the test",
+                  bound / 1e9);
+  char mfu_text[64] = "", mfu_json[32] = "null";
+  if (machine->peak_is_the_kernels) { // AMX: its own peak is not measured
+    std::snprintf(mfu_text, sizeof mfu_text, ": %.1f%% MFU", mfu);
+    std::snprintf(mfu_json, sizeof mfu_json, "%.2f", mfu);
   }
+  std::snprintf(text, sizeof text,
+                " (%.1f GB/s: %.0f%% of the bandwidth bound%s; %.1f GFLOP/s%s)",
+                bytes_s / 1e9, bw_pct, during, flops_s / 1e9, mfu_text);
+  std::snprintf(json, sizeof json,
+                ", \"bandwidth_bound_pct\": %.1f, \"mfu_pct\": %s, "
+                "\"bound_gb_s\": %.3f, \"bound_samples\": %d",
+                bw_pct, mfu_json, bound / 1e9, bound_samples);
   r.text = text;
   r.json += json;
   return r;
@@ -172,10 +181,29 @@ int main(int argc, char **argv) {
     const ModelCost cost =
         model_cost(llm.model_config(), llm.checkpoint(), on_cpu ? 0 : 2);
     std::optional<MachineCeilings> machine;
+    std::optional<ThreadPool> roofline_pool;
+    std::optional<BandwidthSampler> sampler;
     if ((pp || tg) && on_cpu && !no_roofline) {
-      ThreadPool pool(llm.config().num_threads);
-      machine = measure_machine_ceilings(pool, active_isa());
+      roofline_pool.emplace(llm.config().num_threads);
+      machine = measure_machine_ceilings(*roofline_pool, active_isa());
+      sampler.emplace(*roofline_pool, active_isa());
     }
+    // The bound each test is judged against is read between its steps, at
+    // most every kSampleEvery seconds (a pass takes a few milliseconds, so
+    // about 2% of the wall time and none of the test's: a step's time is
+    // taken inside it). Between repetitions too: a prefill is one step.
+    constexpr double kSampleEvery = 0.2;
+    double last_sample = 0;
+    auto sample_bandwidth = [&](bool now_anyway) {
+      if (sampler && (now_anyway || now() - last_sample >= kSampleEvery)) {
+        sampler->sample();
+        last_sample = now();
+      }
+    };
+    GenerateOptions sampling;
+    sampling.on_token = [&](size_t, int32_t) { sample_bandwidth(false); };
+    auto bound = [&] { return sampler ? sampler->bytes_per_s() : 0.0; };
+    auto bound_samples = [&] { return sampler ? sampler->samples() : 0; };
 
     char buf[1024], jbuf[1024];
     // The one-row kernel of each bf16 weight shape (the CPU only), in the
@@ -226,7 +254,10 @@ int main(int argc, char **argv) {
       const int n = std::max(parallel, 1);
       if (pp) {
         std::vector<double> rates;
+        if (sampler)
+          sampler->reset();
         for (int r = 0; r < reps; ++r) {
+          sample_bandwidth(true);
           sp.max_tokens = 1;
           llm.reset_stats();
           // Distinct random prompts so the prefix cache cannot help.
@@ -237,6 +268,7 @@ int main(int argc, char **argv) {
           EngineStats s = llm.stats();
           rates.push_back(s.prefill_tokens / s.prefill_seconds);
         }
+        sample_bandwidth(true);
         MeanStd m = mean_std(rates);
         // The prompts go through in as few forward passes as the token
         // budget allows, each reading the weights once.
@@ -249,7 +281,8 @@ int main(int argc, char **argv) {
             passes * cost.matrix_bytes + n * (all.bytes - cost.matrix_bytes);
         all.flops *= n;
         const Roofline rl =
-            roofline(all, int(tokens), m.mean, machine ? &*machine : nullptr);
+            roofline(all, int(tokens), m.mean, machine ? &*machine : nullptr,
+                     bound(), bound_samples());
         std::snprintf(buf, sizeof buf, "pp%d%s: %.2f ± %.2f tok/s%s", pp,
                       n > 1 ? (" x" + std::to_string(n)).c_str() : "", m.mean,
                       m.std, rl.text.c_str());
@@ -264,23 +297,27 @@ int main(int argc, char **argv) {
         // from its PP-token prompts: --parallel takes --pp as the context.
         const int context = parallel && pp ? pp : 1;
         std::vector<double> rates;
+        if (sampler)
+          sampler->reset();
         for (int r = 0; r < reps; ++r) {
+          sample_bandwidth(true);
           // The first token comes from the prefill and is not counted.
           sp.max_tokens = tg + 1;
           llm.reset_stats();
           std::vector<Prompt> prompts;
           for (int i = 0; i < n; ++i)
             prompts.push_back(random_ids(rng, context));
-          llm.generate(prompts, {sp});
+          llm.generate(prompts, {sp}, sampling);
           EngineStats s = llm.stats();
           rates.push_back(s.decode_tokens / s.decode_seconds);
         }
+        sample_bandwidth(true);
         MeanStd m = mean_std(rates);
         // Each step computes one token of every sequence; contexts grow
         // from `context` by one a step.
         const Roofline rl =
             roofline(decode_step_cost(cost, n, context + tg / 2.0), n, m.mean,
-                     machine ? &*machine : nullptr);
+                     machine ? &*machine : nullptr, bound(), bound_samples());
         std::snprintf(buf, sizeof buf, "tg%d%s: %.2f ± %.2f tok/s%s", tg,
                       n > 1 ? (" x" + std::to_string(n) + " sequences").c_str()
                             : "",

@@ -30,6 +30,19 @@ TEST_P(MachineCeilingsPerIsa, ReadSumCountsEveryFloat) {
   EXPECT_EQ(cpu_detail::read_sum(data.get(), 512, GetParam()), 1127);
 }
 
+// A float stops counting at 2^24; the sample engine-bench takes between steps
+// reads up to 4 x the last-level cache on one thread, so the count must
+// hold far past 2^24 floats a sum at every level.
+TEST(MachineCeilingsTest, ReadSumCountsPast2To24FloatsASum) {
+  constexpr int64_t kBytes = int64_t(576) << 20; // 151M floats
+  std::unique_ptr<float, decltype(&std::free)> data(
+      static_cast<float *>(std::aligned_alloc(64, kBytes)), &std::free);
+  std::fill(data.get(), data.get() + kBytes / 4, 1.0f);
+  for (Isa isa : test::available_isas())
+    EXPECT_EQ(cpu_detail::read_sum(data.get(), kBytes, isa), kBytes / 4)
+        << isa_name(isa);
+}
+
 TEST_P(MachineCeilingsPerIsa, PeakLoopCountsItsOperations) {
   float sink = 0;
   const double one = cpu_detail::peak_loop(GetParam(), 1000, &sink);

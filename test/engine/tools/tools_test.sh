@@ -61,13 +61,14 @@ expect "bench: pp and tg" 0 "tg8: [0-9.]+ ± [0-9.]+ tok/s" -- \
   "$bin/engine-bench" "$model" --pp 16 --tg 8 -r 2 "${small[@]}"
 expect "bench: parallel decode" 0 "tg8 x4 sequences" -- \
   "$bin/engine-bench" "$model" --pp 8 --tg 8 --parallel 4 -r 1 "${small[@]}"
-# The roofline: the machine measured in the same run, each test against it
-# (no MFU at the amx level, whose own peak is not measured).
+# The roofline: the machine measured in the same run, each test against the
+# read bandwidth sampled between its steps (no MFU at the amx level, whose
+# own peak is not measured).
 expect "bench: roofline in the table" 0 "^machine: read bandwidth [0-9.]+ GB/s, peak [0-9.]+ GFLOP/s \\(.+\\), 2 threads" -- \
   "$bin/engine-bench" "$model" --pp 16 --tg 8 -r 1 "${small[@]}"
-expect "bench: each test against the roofline" 0 "^tg8: [0-9.]+ ± [0-9.]+ tok/s \\([0-9.]+ GB/s: [0-9]+% of the bandwidth bound; [0-9.]+ GFLOP/s(: [0-9.]+% MFU)?\\)" -- \
+expect "bench: each test against the roofline" 0 "^tg8: [0-9.]+ ± [0-9.]+ tok/s \\([0-9.]+ GB/s: [0-9]+% of the bandwidth bound, [0-9.]+ GB/s during the test; [0-9.]+ GFLOP/s(: [0-9.]+% MFU)?\\)" -- \
   "$bin/engine-bench" "$model" --pp 16 --tg 8 -r 1 "${small[@]}"
-expect "bench: roofline as JSON" 0 '"bytes_per_token": [0-9]+, "flops_per_token": [0-9]+, "gb_s": [0-9.]+, "gflop_s": [0-9.]+, "bandwidth_bound_pct": [0-9.]+, "mfu_pct": ([0-9.]+|null)' -- \
+expect "bench: roofline as JSON" 0 '"bytes_per_token": [0-9]+, "flops_per_token": [0-9]+, "gb_s": [0-9.]+, "gflop_s": [0-9.]+, "bandwidth_bound_pct": [0-9.]+, "mfu_pct": ([0-9.]+|null), "bound_gb_s": [0-9.]+, "bound_samples": [1-9][0-9]*' -- \
   "$bin/engine-bench" "$model" --pp 16 --tg 8 -r 1 --json "${small[@]}"
 expect "bench: --no-roofline" 0 '"roofline": null' -- \
   "$bin/engine-bench" "$model" --pp 16 --tg 8 -r 1 --json --no-roofline "${small[@]}"
