@@ -278,13 +278,15 @@ const GemvPlan *default_gemv_plan() {
   const Isa isa = active_isa();
   // What each level ran best where it was measured, so that a shape the
   // budget did not reach runs well: eight rows at once on a Xeon with AMX
-  // (96% of the read bound); one sequential stream per thread on a Zen 4
-  // with AVX512-BF16 and no AMX, where eight rows streamed 12-20 GB/s and
-  // one row 29-33 on every Qwen3 shape, on one thread and on two.
+  // (96% of the read bound); one sequential stream per thread with one
+  // chain of sums on a Zen 4 with AVX512-BF16 and no AMX, where eight rows
+  // streamed 12-20 GB/s and one row 29-33 on every Qwen3 shape, and one
+  // chain 1-8% faster than two on two threads and up to a quarter on one
+  // (the whole decode's matrices in turn, interleaved, 2026-11-28).
   if (isa >= Isa::Amx)
     return find_gemv_plan("bf16dp512-r8u1-pf1");
   if (isa >= Isa::Avx512Bf16)
-    return find_gemv_plan("bf16dp512-r1u2-pf0");
+    return find_gemv_plan("bf16dp512-r1u1-pf0");
   // AVX-512 without BF16 streamed bf16 at m = 1 slower than the avx2 form
   // (an Intel Xeon capped to each level, 2 threads: tg128 at 11.4 against
   // 16.2 tok/s).
@@ -370,7 +372,8 @@ choose_gemv_plans(ThreadPool &pool,
   const bool fits_in_cache = model_bytes < last_level_cache_bytes();
   std::optional<GemvWisdom> wisdom;
   if (!options.wisdom_path.empty() && !forced && options.kernels != "default")
-    wisdom.emplace(options.wisdom_path, gemv_machine_key(pool.size()));
+    wisdom.emplace(options.wisdom_path,
+                   gemv_machine_key(pool.size(), options.memory));
 
   Clock::duration left = std::chrono::duration_cast<Clock::duration>(
       std::chrono::duration<double>(options.budget_s));

@@ -34,6 +34,10 @@ struct GemvTuning {
   /// wisdom file: a quarter of a core is well clear of /proc/stat's
   /// 10 ms ticks over a 0.3 s measurement, and far less than a core taken.
   double busy_host_cores = 0.25;
+  /// What memory the weights are in ("in place", "in 2 MiB pages"): part
+  /// of the wisdom file's key, since the fastest plan depends on it. Empty:
+  /// not said.
+  std::string memory;
 };
 
 /// What one shape runs at m = 1, and why.

@@ -82,7 +82,7 @@ std::string gemv_shape_key(int64_t rows, int64_t cols) {
   return std::to_string(rows) + "x" + std::to_string(cols);
 }
 
-std::string gemv_machine_key(int num_threads) {
+std::string gemv_machine_key(int num_threads, const std::string &memory) {
   // The candidates too: a build that has other plans to try measures again
   // rather than keep a choice made without them.
   std::string names;
@@ -94,7 +94,8 @@ std::string gemv_machine_key(int num_threads) {
   return cpu_brand() + " (" + family_model_stepping() + "), " +
          std::string(isa_name(active_isa())) + ", " +
          std::to_string(num_threads) + " thread" +
-         (num_threads == 1 ? "" : "s") + ", plans " + hash;
+         (num_threads == 1 ? "" : "s") + ", plans " + hash +
+         (memory.empty() ? "" : ", weights " + memory);
 }
 
 std::string default_gemv_wisdom_path() {

@@ -27,8 +27,9 @@ struct GemvWisdomEntry {
 std::string gemv_shape_key(int64_t rows, int64_t cols);
 
 /// This machine's key: CPU brand, family/model/stepping, level, threads,
-/// and the candidates' hash ("..., 2 threads, plans 9f0c1a2b").
-std::string gemv_machine_key(int num_threads);
+/// the candidates' hash and, when given, the weights' memory ("..., 2
+/// threads, plans 9f0c1a2b, weights in 2 MiB pages").
+std::string gemv_machine_key(int num_threads, const std::string &memory = "");
 
 /// The default file: $XDG_CACHE_HOME/perfcc/engine-kernels.json, else
 /// $HOME/.cache/perfcc/engine-kernels.json; empty when neither is set.

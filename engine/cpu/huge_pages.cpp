@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <sys/mman.h>
 #include <utility>
@@ -14,6 +15,16 @@
 namespace engine {
 namespace {
 constexpr size_t kHugePage = size_t(2) << 20;
+}
+
+bool transparent_huge_pages_allowed() {
+  std::ifstream f("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string line;
+  if (!std::getline(f, line))
+    return false;
+  // The active setting is the bracketed word: "always [madvise] never".
+  return line.find("[always]") != std::string::npos ||
+         line.find("[madvise]") != std::string::npos;
 }
 
 HugePageBuffer::HugePageBuffer(size_t bytes, bool lazy) {

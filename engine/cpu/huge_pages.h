@@ -12,6 +12,11 @@
 
 namespace engine {
 
+/// Whether transparent huge pages can back memory that asks for them
+/// (/sys/kernel/mm/transparent_hugepage/enabled is "always" or "madvise";
+/// false where it is "never" or cannot be read).
+bool transparent_huge_pages_allowed();
+
 class HugePageBuffer {
 public:
   HugePageBuffer() = default;

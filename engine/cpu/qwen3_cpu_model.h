@@ -2,9 +2,10 @@
 // forward over a ForwardBatch, writing K/V into the paged cache and logits
 // for the requested rows.
 //
-// Weights are used in place from the memory-mapped checkpoint in their
-// stored dtype (bf16 stays bf16), or, with ENGINE_HUGE_PAGES=1, from a copy
-// in 2 MiB pages; activations are fp32. Only the small norm vectors are
+// Weights keep their stored dtype (bf16 stays bf16), copied into 2 MiB pages
+// where transparent huge pages are allowed, else (or with
+// ENGINE_HUGE_PAGES=0) used in place from the memory-mapped checkpoint;
+// activations are fp32. Only the small norm vectors are
 // converted to fp32 copies.
 #pragma once
 
@@ -59,7 +60,7 @@ private:
   void mlp_block(ThreadPool &pool, const Layer &layer, int64_t n);
   // Copies the projections and the head into huge pages (huge_pages.h) and
   // points the matrices there.
-  void move_to_huge_pages();
+  void move_to_huge_pages(bool file_mapped);
 
   ModelConfig config_;
   HugePageBuffer weights_; // the copies move_to_huge_pages made, if any

@@ -319,7 +319,7 @@ void SafetensorsFile::parse() {
 
     tensors_.push_back(TensorView{name, dtype, std::move(shape),
                                   base_ + data_offset_ + begin,
-                                  static_cast<size_t>(need)});
+                                  static_cast<size_t>(need), mapped_});
   }
 
   // Overlap: sort the non-empty ranges by start; each must begin at or after

@@ -29,6 +29,9 @@ struct TensorView {
   std::vector<int64_t> shape;
   const void *data;
   size_t nbytes;
+  /// The data lies in a read-only mapping of the file (not a buffer given
+  /// to from_memory): its pages can be dropped and are read again on use.
+  bool file_mapped = false;
 
   /// Product of the shape (1 for a scalar).
   int64_t numel() const;

@@ -203,6 +203,14 @@ TEST_F(GemvTuningTest, MeasuresEachShapeKeepsTheWinnerAndReusesIt) {
     EXPECT_EQ(again[i].seconds, 0);
   }
 
+  // Plans measured on one kind of memory are not used on another: a model
+  // this small is then not measured under "auto" at all.
+  GemvTuning elsewhere = t;
+  elsewhere.memory = "in 2 MiB pages";
+  std::vector<GemvChoice> moved =
+      choose_gemv_plans(pool, model.matrices, elsewhere);
+  EXPECT_EQ(moved[0].how, "default (model fits in cache)");
+
   // Another thread count is another machine key: measured anew.
   ThreadPool one(1);
   std::vector<GemvChoice> other = choose_gemv_plans(one, model.matrices, t);

@@ -188,6 +188,8 @@ TEST(SafetensorsTest, FromMemoryReadsTheSameAsAFile) {
   const TensorView *t = f.find("t");
   ASSERT_NE(t, nullptr);
   EXPECT_EQ(t->data, bytes.data() + bytes.size() - 8) << "no copy";
+  // A buffer's pages cannot be dropped and read again, a file's can.
+  EXPECT_FALSE(t->file_mapped);
   EXPECT_THAT(error_message(
                   [] { SafetensorsFile::from_memory("abc", 3, "in-memory"); }),
               AllOf(HasSubstr("in-memory: truncated"), Not(HasSubstr("\n"))));
@@ -202,6 +204,7 @@ TEST(SafetensorsTest, MovedFileKeepsItsViewsValid) {
                   "12345678"));
   SafetensorsFile a(path);
   const TensorView *before = a.find("x");
+  EXPECT_TRUE(before->file_mapped);
   SafetensorsFile b(std::move(a));
   EXPECT_EQ(b.find("x"), before);
   EXPECT_EQ(std::memcmp(b.find("x")->data, "12345678", 8), 0);

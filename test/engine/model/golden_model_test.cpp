@@ -209,6 +209,35 @@ TEST_P(GoldenModel, WeightsCopiedToHugePagesGiveTheSameLogits) {
                            in_place.size() * sizeof(float)));
 }
 
+// Unset, the weights are copied wherever transparent huge pages are allowed;
+// the checkpoint's own pages of them, dropped from this process after the
+// copy, still read as the file's bytes (a file mapping is read again, not
+// zeroed).
+TEST(HugePagesSetting, UnsetTheWeightsAreCopiedWhereHugePagesAreAllowed) {
+  const char *old = std::getenv("ENGINE_HUGE_PAGES");
+  const std::string saved = old ? old : "";
+  unsetenv("ENGINE_HUGE_PAGES");
+  const std::string dir =
+      std::string(GOLDEN_DIR) + "/qwen3_0p6b_like_gqa2_tiedcopy_bf16";
+  ModelConfig config = load_model_config(dir);
+  Checkpoint ckpt(dir);
+  Qwen3Weights w = bind_qwen3_weights(config, ckpt);
+  // The head: 50 KiB, whole pages of it dropped after the copy.
+  const TensorView &head = *w.lm_head;
+  ASSERT_GT(head.nbytes, size_t(8192));
+  std::vector<unsigned char> before(
+      static_cast<const unsigned char *>(head.data),
+      static_cast<const unsigned char *>(head.data) + head.nbytes);
+  {
+    Qwen3CpuModel model(config, w, 64);
+    EXPECT_EQ(model.weights_copied_bytes() > 0,
+              transparent_huge_pages_allowed());
+  }
+  if (old)
+    setenv("ENGINE_HUGE_PAGES", saved.c_str(), 1);
+  EXPECT_EQ(0, std::memcmp(before.data(), head.data, before.size()));
+}
+
 TEST(HugePagesSetting, AValueOtherThanZeroOrOneIsAnError) {
   HugePagesSetting bad("yes");
   const std::string dir = std::string(GOLDEN_DIR) + "/gqa2_headdim32_tied_f32";
