@@ -22,9 +22,6 @@ BandwidthSampler::BandwidthSampler(ThreadPool &pool, Isa isa)
   pool_.run([&](int t, int) {
     std::fill(base + t * (slice_ / 4), base + (t + 1) * (slice_ / 4), 1.0f);
   });
-  // A sample is a job every few hundred milliseconds: workers that spun
-  // after it would take the cores from the engine's own threads.
-  pool_.set_spin_us(0);
 }
 
 void BandwidthSampler::sample() {

@@ -24,8 +24,15 @@ public:
   /// The m = 1 plan of each bf16 weight shape, and why (gemv_tuning.h).
   const std::vector<GemvChoice> &gemv_choices() const { return gemv_choices_; }
 
+  /// The runner's threads, for work between steps that must run where the
+  /// model runs (engine-bench's bandwidth passes): a second pool's workers,
+  /// woken from sleep, could land on the caller's core and take turns there.
+  ThreadPool &threads() const { return pool_; }
+
 private:
-  ThreadPool pool_;
+  // Mutable: lending the threads out between steps changes nothing the
+  // runner computes.
+  mutable ThreadPool pool_;
   Qwen3Weights weights_;
   std::unique_ptr<Qwen3CpuModel> model_;
   std::unique_ptr<KvCache> kv_;

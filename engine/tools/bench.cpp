@@ -180,13 +180,13 @@ int main(int argc, char **argv) {
     const bool on_cpu = llm.config().device == "cpu";
     const ModelCost cost =
         model_cost(llm.model_config(), llm.checkpoint(), on_cpu ? 0 : 2);
+    // Both on the engine's own threads, where its kernels run.
     std::optional<MachineCeilings> machine;
-    std::optional<ThreadPool> roofline_pool;
     std::optional<BandwidthSampler> sampler;
-    if ((pp || tg) && on_cpu && !no_roofline) {
-      roofline_pool.emplace(llm.config().num_threads);
-      machine = measure_machine_ceilings(*roofline_pool, active_isa());
-      sampler.emplace(*roofline_pool, active_isa());
+    auto *cpu_runner = dynamic_cast<const CpuModelRunner *>(&llm.runner());
+    if ((pp || tg) && cpu_runner && !no_roofline) {
+      machine = measure_machine_ceilings(cpu_runner->threads(), active_isa());
+      sampler.emplace(cpu_runner->threads(), active_isa());
     }
     // The bound each test is judged against is read between its steps, at
     // most every kSampleEvery seconds (a pass takes a few milliseconds, so
