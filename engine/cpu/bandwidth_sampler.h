@@ -23,10 +23,8 @@ public:
   /// A buffer of max(128 MiB, 4 × the last-level cache) in 2 MiB pages where
   /// transparent huge pages allow them, each of the pool's threads its own
   /// slice, first touched by it. The pool should be the engine's own
-  /// (CpuModelRunner::threads()): its workers are on their cores between
-  /// steps, where a second pool's, woken from sleep, were sometimes put on
-  /// the caller's core and read in turns (samples at half the rate, a
-  /// decode at "147% of the bound").
+  /// (CpuModelRunner::threads()), whose workers are on their cores between
+  /// steps: the passes then run where the kernels run.
   BandwidthSampler(ThreadPool &pool, Isa isa);
 
   /// One read-only pass over the buffer on all the pool's threads (a few

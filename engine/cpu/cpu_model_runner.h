@@ -25,8 +25,7 @@ public:
   const std::vector<GemvChoice> &gemv_choices() const { return gemv_choices_; }
 
   /// The runner's threads, for work between steps that must run where the
-  /// model runs (engine-bench's bandwidth passes): a second pool's workers,
-  /// woken from sleep, could land on the caller's core and take turns there.
+  /// model runs (engine-bench's bandwidth passes).
   ThreadPool &threads() const { return pool_; }
 
 private:
