@@ -11,11 +11,14 @@
 
 namespace engine {
 
-BandwidthSampler::BandwidthSampler(ThreadPool &pool, Isa isa)
+BandwidthSampler::BandwidthSampler(ThreadPool &pool, Isa isa,
+                                   int64_t buffer_bytes)
     : pool_(pool), isa_(isa) {
   constexpr int64_t kPage = int64_t(2) << 20;
   const int64_t total =
-      std::max(int64_t(128) << 20, 4 * last_level_cache_bytes());
+      buffer_bytes > 0
+          ? buffer_bytes
+          : std::max(int64_t(128) << 20, 4 * last_level_cache_bytes());
   slice_ = std::max(kPage, total / pool.size() / kPage * kPage);
   buffer_ = HugePageBuffer(size_t(slice_) * pool.size());
   float *base = reinterpret_cast<float *>(buffer_.data());
@@ -24,7 +27,7 @@ BandwidthSampler::BandwidthSampler(ThreadPool &pool, Isa isa)
   });
 }
 
-void BandwidthSampler::sample() {
+double BandwidthSampler::sample() {
   const float *base = reinterpret_cast<const float *>(buffer_.data());
   const size_t n = size_t(pool_.size());
   std::vector<double> sums(n, 0), seconds(n, 0);
@@ -41,9 +44,12 @@ void BandwidthSampler::sample() {
   for (double sum : sums)
     if (sum != double(slice_ / 4)) // every float is 1: the sum is a count
       throw Error("engine: the bandwidth sample read wrong values");
-  bytes_ += double(slice_) * double(n);
-  seconds_ += *std::max_element(seconds.begin(), seconds.end());
+  const double bytes = double(slice_) * double(n),
+               s = *std::max_element(seconds.begin(), seconds.end());
+  bytes_ += bytes;
+  seconds_ += s;
   ++samples_;
+  return bytes / s;
 }
 
 } // namespace engine

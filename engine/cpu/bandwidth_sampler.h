@@ -25,12 +25,14 @@ public:
   /// slice, first touched by it. The pool should be the engine's own
   /// (CpuModelRunner::threads()), whose workers are on their cores between
   /// steps: the passes then run where the kernels run.
-  BandwidthSampler(ThreadPool &pool, Isa isa);
+  /// `buffer_bytes` > 0 sets the buffer's size instead (rounded down to
+  /// 2 MiB a thread, at least 2 MiB a thread).
+  BandwidthSampler(ThreadPool &pool, Isa isa, int64_t buffer_bytes = 0);
 
   /// One read-only pass over the buffer on all the pool's threads (a few
-  /// milliseconds), added to the totals. Throws engine::Error if the pass
-  /// read wrong values.
-  void sample();
+  /// milliseconds), added to the totals; returns its rate in bytes a
+  /// second. Throws engine::Error if the pass read wrong values.
+  double sample();
   /// Forgets the samples taken so far.
   void reset() { bytes_ = 0, seconds_ = 0, samples_ = 0; }
 

@@ -2,7 +2,7 @@
 // rate engine-bench judges its tests against (see machine_ceilings.h).
 #include "engine/cpu/machine_ceilings.h"
 
-#include "engine/cpu/huge_pages.h"
+#include "engine/cpu/bandwidth_sampler.h"
 #include "engine/error.h"
 
 #include <algorithm>
@@ -194,28 +194,14 @@ MachineCeilings measure_machine_ceilings(ThreadPool &pool, Isa isa,
   // The memory is the kind the weights live in (2 MiB pages where the kernel
   // allows them): over 4 KiB pages the hardware prefetchers stop at every
   // page and the pass measures less than the weights can be read at.
-  const int64_t slice =
-      buffer_bytes / n / (int64_t(2) << 20) * (int64_t(2) << 20);
-  HugePageBuffer buffer(size_t(slice) * n);
-  float *base = reinterpret_cast<float *>(buffer.data());
-  pool.run([&](int t, int) {
-    std::fill(base + t * (slice / 4), base + (t + 1) * (slice / 4), 1.0f);
-  });
-  std::vector<double> sums(size_t(n), 0);
-  for (int pass = 0; pass < 5; ++pass) {
-    const auto t0 = std::chrono::steady_clock::now();
-    pool.run([&](int t, int) {
-      sums[size_t(t)] =
-          cpu_detail::read_sum(base + t * (slice / 4), slice, isa);
-    });
-    const double s = seconds_since(t0);
-    if (pass > 0) // the first pass warms the page tables and the threads
-      c.read_bytes_per_s = std::max(c.read_bytes_per_s, double(slice) * n / s);
+  {
+    BandwidthSampler passes(pool, isa, buffer_bytes);
+    for (int pass = 0; pass < 5; ++pass) {
+      const double rate = passes.sample();
+      if (pass > 0) // the first pass warms the page tables and the threads
+        c.read_bytes_per_s = std::max(c.read_bytes_per_s, rate);
+    }
   }
-  for (double s : sums)
-    if (s != double(slice / 4)) // every float read is 1: the sum is a count
-      throw Error("engine: the bandwidth pass read wrong values");
-  buffer = HugePageBuffer();
 
   // Iterations for about 30 ms a thread, found on the calling thread.
   float sink = 0;
