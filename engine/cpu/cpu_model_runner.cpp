@@ -47,7 +47,7 @@ CpuModelRunner::CpuModelRunner(const EngineConfig &c, const ModelConfig &m,
                                const Checkpoint &checkpoint)
     : pool_(c.num_threads), weights_(bind_qwen3_weights(m, checkpoint)) {
   active_isa(); // a bad ENGINE_CPU_ISA is reported now, not at the first step
-  model_ = std::make_unique<Qwen3CpuModel>(m, weights_, c.max_model_len);
+  model_ = std::make_unique<Qwen3CpuModel>(pool_, m, weights_, c.max_model_len);
   GemvTuning tuning;
   tuning.kernels = c.kernels;
   tuning.wisdom_path = c.kernel_wisdom == "none" ? ""

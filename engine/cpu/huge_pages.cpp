@@ -3,6 +3,7 @@
 
 #include "engine/error.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -10,6 +11,7 @@
 #include <fstream>
 #include <string>
 #include <sys/mman.h>
+#include <unistd.h>
 #include <utility>
 
 namespace engine {
@@ -97,6 +99,59 @@ size_t HugePageBuffer::huge_bytes() const {
   }
   std::fclose(f);
   return kib << 10;
+}
+
+namespace {
+// Unmaps the whole pages of p's source whose bytes [from, to) (offsets in
+// the destination) were just copied; a page the piece shares with its
+// neighbours in the file stays, as they may not be copied yet.
+void drop_copied_pages(const CopyPiece &p, size_t from, size_t to,
+                       uintptr_t page) {
+  from = std::max(from, p.to);
+  to = std::min(to, p.to + p.bytes);
+  if (to <= from)
+    return;
+  const uintptr_t src = uintptr_t(p.from);
+  const uintptr_t first_whole = (src + page - 1) / page * page;
+  const uintptr_t lo =
+      std::max((src + (from - p.to)) / page * page, first_whole);
+  const uintptr_t hi = (src + (to - p.to)) / page * page;
+  if (hi > lo)
+    madvise(reinterpret_cast<void *>(lo), hi - lo, MADV_DONTNEED);
+}
+} // namespace
+
+void copy_in_parallel(ThreadPool &pool, char *dest,
+                      const std::vector<CopyPiece> &pieces,
+                      const ParallelCopyOptions &options) {
+  if (options.align == 0 || options.window % options.align != 0)
+    throw Error("copy_in_parallel: the window (" +
+                std::to_string(options.window) +
+                " bytes) is not a multiple of the alignment (" +
+                std::to_string(options.align) + ")");
+  size_t total = 0;
+  for (const CopyPiece &p : pieces)
+    total = std::max(total, p.to + p.bytes);
+  const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
+  for (size_t begin = 0; begin < total; begin += options.window) {
+    const size_t end = std::min(total, begin + options.window);
+    pool.run([&](int t, int n) {
+      const Range mine =
+          split_range(int64_t(end - begin), t, n, int64_t(options.align));
+      const size_t from = begin + size_t(mine.begin);
+      const size_t to = begin + size_t(mine.end);
+      for (const CopyPiece &p : pieces) {
+        const size_t lo = std::max(p.to, from);
+        const size_t hi = std::min(p.to + p.bytes, to);
+        if (lo < hi)
+          std::memcpy(dest + lo,
+                      static_cast<const char *>(p.from) + (lo - p.to), hi - lo);
+      }
+    });
+    if (options.drop_file_pages)
+      for (const CopyPiece &p : pieces)
+        drop_copied_pages(p, begin, end, page);
+  }
 }
 
 } // namespace engine

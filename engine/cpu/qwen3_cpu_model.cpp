@@ -11,13 +11,7 @@
 
 #include <cmath>
 #include <cstring>
-#include <sys/mman.h>
-#include <unistd.h>
 #include <unordered_map>
-
-#ifndef MADV_PAGEOUT
-#define MADV_PAGEOUT 21 // Linux 5.4
-#endif
 
 namespace engine {
 
@@ -51,8 +45,8 @@ void grow(std::vector<float> &v, size_t n) {
 }
 } // namespace
 
-Qwen3CpuModel::Qwen3CpuModel(const ModelConfig &config, const Qwen3Weights &w,
-                             int max_positions)
+Qwen3CpuModel::Qwen3CpuModel(ThreadPool &pool, const ModelConfig &config,
+                             const Qwen3Weights &w, int max_positions)
     : config_(config), embed_(matrix(w.embed_tokens)),
       lm_head_(matrix(w.lm_head)), final_norm_(to_f32(w.norm)),
       rope_(config.head_dim, config.rope_theta, max_positions),
@@ -73,10 +67,10 @@ Qwen3CpuModel::Qwen3CpuModel(const ModelConfig &config, const Qwen3Weights &w,
     layers_.push_back(std::move(l));
   }
   if (weights_in_huge_pages())
-    move_to_huge_pages(w.lm_head->file_mapped);
+    move_to_huge_pages(pool, w.lm_head->file_mapped);
 }
 
-void Qwen3CpuModel::move_to_huge_pages(bool file_mapped) {
+void Qwen3CpuModel::move_to_huge_pages(ThreadPool &pool, bool file_mapped) {
   std::vector<WeightMatrix *> all;
   for (Layer &l : layers_)
     for (WeightMatrix *w : {&l.q, &l.k, &l.v, &l.o, &l.gate, &l.up, &l.down})
@@ -86,33 +80,30 @@ void Qwen3CpuModel::move_to_huge_pages(bool file_mapped) {
     return size_t(w->rows * w->cols) * dtype_size(w->dtype);
   };
   auto padded = [](size_t b) { return (b + 63) / 64 * 64; };
-  // A head tied to the embeddings is one matrix: copied once.
-  std::unordered_map<const void *, const void *> moved;
+  // Where each matrix goes; a head tied to the embeddings is one matrix,
+  // copied once.
+  std::vector<CopyPiece> pieces;
+  std::unordered_map<const void *, size_t> offset_of;
   size_t total = 0;
   for (const WeightMatrix *w : all)
-    if (moved.emplace(w->data, nullptr).second)
+    if (offset_of.emplace(w->data, total).second) {
+      pieces.push_back({w->data, total, bytes(w)});
       total += padded(bytes(w));
-  weights_ = HugePageBuffer(total);
-  char *at = weights_.data();
-  const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
-  for (WeightMatrix *w : all) {
-    const void *&copy = moved[w->data];
-    if (!copy) {
-      std::memcpy(at, w->data, bytes(w));
-      copy = at;
-      at += padded(bytes(w));
-      // The checkpoint's pages of it are not read again: unmapped from
-      // this process (its resident size counts the copy once), left in the
-      // page cache for the next process that loads the model. Not
-      // MADV_PAGEOUT, which evicted them: every load then read the file
-      // from disk, and a later run using the weights in place got them back
-      // a page at a time, scattered, and read them 15% slower. Only a file
-      // mapping: MADV_DONTNEED would zero weights held in a buffer.
-      uintptr_t lo = (uintptr_t(w->data) + page - 1) / page * page;
-      uintptr_t hi = (uintptr_t(w->data) + bytes(w)) / page * page;
-      if (file_mapped && hi > lo)
-        madvise(reinterpret_cast<void *>(lo), hi - lo, MADV_DONTNEED);
     }
+  weights_ = HugePageBuffer(total);
+  char *to = weights_.data();
+  // On all threads: fresh memory is most of what the copy costs, and
+  // faults on two threads run side by side. The checkpoint's pages are not
+  // read again: unmapped from this process as they are copied, left in the
+  // page cache for the next process that loads the model. Not MADV_PAGEOUT,
+  // which evicted them: every load then read the file from disk, and a
+  // later run using the weights in place got them back a page at a time,
+  // scattered, and read them 15% slower.
+  ParallelCopyOptions how;
+  how.drop_file_pages = file_mapped;
+  copy_in_parallel(pool, to, pieces, how);
+  for (WeightMatrix *w : all) {
+    char *copy = to + offset_of.at(w->data);
     if (embed_.data == w->data)
       embed_.data = copy;
     w->data = copy;

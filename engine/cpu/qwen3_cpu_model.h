@@ -25,8 +25,10 @@ namespace engine {
 
 class Qwen3CpuModel {
 public:
-  Qwen3CpuModel(const ModelConfig &config, const Qwen3Weights &weights,
-                int max_positions);
+  /// `pool` copies the weights into huge pages (ENGINE_HUGE_PAGES) and is
+  /// not kept.
+  Qwen3CpuModel(ThreadPool &pool, const ModelConfig &config,
+                const Qwen3Weights &weights, int max_positions);
 
   /// Runs every layer over batch's tokens and writes
   /// [batch.logits_rows.size()][vocab_size] logits. Token ids and slots must
@@ -60,7 +62,7 @@ private:
   void mlp_block(ThreadPool &pool, const Layer &layer, int64_t n);
   // Copies the projections and the head into huge pages (huge_pages.h) and
   // points the matrices there.
-  void move_to_huge_pages(bool file_mapped);
+  void move_to_huge_pages(ThreadPool &pool, bool file_mapped);
 
   ModelConfig config_;
   HugePageBuffer weights_; // the copies move_to_huge_pages made, if any

@@ -146,10 +146,10 @@ void expect_backends_agree(const std::string &dir) {
   ModelConfig mc = load_model_config(dir);
   Checkpoint ckpt(dir);
   Qwen3Weights w = bind_qwen3_weights(mc, ckpt);
-  Qwen3CpuModel cpu(mc, w, 1024);
+  ThreadPool pool(2);
+  Qwen3CpuModel cpu(pool, mc, w, 1024);
   KvCache cpu_kv(int(mc.num_hidden_layers), kBlocks, kBlock,
                  int(mc.num_key_value_heads), int(mc.head_dim), DType::BF16);
-  ThreadPool pool(2);
   EngineConfig ec = gpu_config(false);
   validate(ec, mc);
   CudaModelRunner gpu(ec, mc, ckpt);

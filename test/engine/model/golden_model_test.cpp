@@ -43,7 +43,8 @@ std::vector<float> all_position_logits(const std::string &dir,
   ModelConfig config = load_model_config(dir);
   Checkpoint ckpt(dir);
   Qwen3Weights w = bind_qwen3_weights(config, ckpt);
-  Qwen3CpuModel model(config, w, 64);
+  ThreadPool pool(2);
+  Qwen3CpuModel model(pool, config, w, 64);
   const int block = 4, blocks = 16;
   // As the engine does: a bf16 cache for bf16 weights, fp32 otherwise.
   const DType kv_dtype =
@@ -57,7 +58,6 @@ std::vector<float> all_position_logits(const std::string &dir,
   batch.logits_rows.clear();
   for (int i = 0; i < seq.num_tokens(); ++i)
     batch.logits_rows.push_back(i);
-  ThreadPool pool(2);
   std::vector<float> logits(prompt.size() * size_t(config.vocab_size));
   model.forward(pool, batch, kv, logits.data());
   return logits;
@@ -199,7 +199,8 @@ TEST_P(GoldenModel, WeightsCopiedToHugePagesGiveTheSameLogits) {
     ModelConfig config = load_model_config(dir());
     Checkpoint ckpt(dir());
     Qwen3Weights w = bind_qwen3_weights(config, ckpt);
-    Qwen3CpuModel model(config, w, 64);
+    ThreadPool pool(2);
+    Qwen3CpuModel model(pool, config, w, 64);
     EXPECT_GT(model.weights_copied_bytes(), 0u);
     EXPECT_LE(model.weights_huge_bytes(), model.weights_copied_bytes());
     copied = all_position_logits(dir(), prompt);
@@ -229,7 +230,8 @@ TEST(HugePagesSetting, UnsetTheWeightsAreCopiedWhereHugePagesAreAllowed) {
       static_cast<const unsigned char *>(head.data),
       static_cast<const unsigned char *>(head.data) + head.nbytes);
   {
-    Qwen3CpuModel model(config, w, 64);
+    ThreadPool pool(2);
+    Qwen3CpuModel model(pool, config, w, 64);
     EXPECT_EQ(model.weights_copied_bytes() > 0,
               transparent_huge_pages_allowed());
   }
@@ -245,7 +247,8 @@ TEST(HugePagesSetting, AValueOtherThanZeroOrOneIsAnError) {
   Checkpoint ckpt(dir);
   Qwen3Weights w = bind_qwen3_weights(config, ckpt);
   try {
-    Qwen3CpuModel model(config, w, 64);
+    ThreadPool pool(2);
+    Qwen3CpuModel model(pool, config, w, 64);
     FAIL() << "ENGINE_HUGE_PAGES=yes was accepted";
   } catch (const Error &e) {
     EXPECT_NE(std::string::npos,
