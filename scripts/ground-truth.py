@@ -17,7 +17,7 @@ then the mean absolute error per class and whether every sign was right
 (judged where the real gain's 95% interval, from the rounds, excludes 0).
 
 Usage: scripts/ground-truth.py [--rounds N] [--only SUBSTRING] [--out DIR]
-                               [--resume]
+                               [--resume] [--short-runs]
 Needs a build (scripts/build.sh) and a quiet machine: the runs are timed.
 Writes DIR/results.json and prints the Markdown table.
 """
@@ -68,6 +68,24 @@ CASES = [
     ("sleep, off the CPU", "sleepy", "causal::fetch_record",
      "FETCH_PERCENT", "items", []),
 ]
+# Each program's arguments here: about a second a run of the base on the
+# 2-vCPU Zen 4 VM. The programs' own defaults (which the lit tests use) make
+# runs of 0.1-0.5 s, and in a run of 0.1 s this VM's drifts of speed are not
+# averaged out: producer_consumer's real gain at 50% less consumer work read
+# +92, +80 and +80% in three measurements of seven rounds, intervals 35-45
+# points wide; at 200000 items +89.6, +89.5, +92.0%, intervals under 10
+# points (2026-11-28).
+PROGRAM_ARGS = {
+    "two_threads": ["800"],           # rounds; 0.23 s by default
+    "producer_consumer": ["200000"],  # 0.10 s
+    "launcher_device": ["100000"],    # 0.19 s
+    "lock_convoy": ["50000"],         # 0.40 s
+    "lock_handoff": [],               # 0.96 s
+    "contention": ["120000"],         # 0.23 s
+    "config_watcher": ["200000"],     # 0.20 s
+    "hot_loop": ["32000"],            # 0.12 s
+    "sleepy": ["500"],                # 0.52 s
+}
 LESS_WORK = (10, 30, 50)
 
 
@@ -84,10 +102,10 @@ def build(program, macro, percent, out):
     return exe
 
 
-def sweep(exe, targets, extra, out):
+def sweep(exe, args, targets, extra, out):
     shutil.rmtree(out, ignore_errors=True)
     subprocess.run([PERFCTL, "sweep", "--targets", targets, "--quiet",
-                    "--out", out] + extra + ["--", exe], check=True,
+                    "--out", out] + extra + ["--", exe] + args, check=True,
                    stdout=subprocess.DEVNULL)
     with open(os.path.join(out, "sweep.json")) as f:
         return json.load(f)
@@ -180,6 +198,9 @@ def main():
     p.add_argument("--only", default="")
     p.add_argument("--out", default=os.path.join(ROOT, "build", "ground-truth"))
     p.add_argument("--budget", default="3m", help="of each sweep (speed bumps, virtual speedups)")
+    p.add_argument("--short-runs", dest="long_runs", action="store_false",
+                   help="run the programs with their own defaults (0.1-0.5 "
+                   "s a run, as the lit tests do) instead of about a second")
     p.add_argument("--resume", action="store_true",
                    help="keep the cases DIR/results.json already has and "
                    "measure only the others")
@@ -203,31 +224,33 @@ def main():
         base = build(program, None, 100, a.out)
         variants = [build(program, macro, 100 - less, a.out)
                     for less in LESS_WORK]
+        args = PROGRAM_ARGS[program] if a.long_runs else []
         real, real_interval = real_gains(base, variants, progress, a.rounds,
-                                         os.path.join(a.out, "scratch"))
+                                         os.path.join(a.out, "scratch"), args)
         targets = os.path.join(a.out, macro + ".targets")
         with open(targets, "w") as f:
             f.write(function + "\n")
         frequency = int(extra[extra.index("--frequency") + 1]) \
             if "--frequency" in extra else 1
         achieved = achieved_less_work(base, variants, targets, frequency, 5,
-                                      os.path.join(a.out, "scratch"))
+                                      os.path.join(a.out, "scratch"), args)
         asked = asked_percents(achieved)
         common = ["--progress", progress]
         bumps_asked, shape = bump_predictions(sweep(
-            base, targets, common + extra + [
+            base, args, targets, common + extra + [
                 "--budget", a.budget, "--extrapolate",
                 ",".join("%d%%" % x for x in sorted(set(asked)))],
             os.path.join(a.out, macro + "-bumps")), asked)
         virtual_asked, verdict = speedup_predictions(sweep(
-            base, targets, common + ["--speedup",
+            base, args, targets, common + ["--speedup",
                                      ",".join(str(x)
                                               for x in sorted(set(asked))),
                                      "--budget", a.budget],
             os.path.join(a.out, macro + "-speedup")), asked)
         bumps = at_achieved(bumps_asked, asked, achieved)
         virtual = at_achieved(virtual_asked, asked, achieved)
-        row = {"class": cls, "program": program, "function": function,
+        row = {"class": cls, "program": program, "program_args": args,
+               "function": function,
                "less_work_percent": list(LESS_WORK),
                "achieved_percent": achieved, "asked_percent": asked,
                "real": real, "real_interval": real_interval,

@@ -123,7 +123,8 @@ def tolerance(real):
 
 def pooled(real_paths):
     """The real runs of every file together: the base's rates and each
-    variant's, and each variant's gain from the pooled medians."""
+    variant's, and each variant's gain as scripts/real_answer.py takes it,
+    the median over rounds of the round's ratio to the base."""
     base, variants = [], {}
     for path in real_paths:
         with open(path) as f:
@@ -133,8 +134,8 @@ def pooled(real_paths):
             variants.setdefault(name, []).extend(answer["rates"])
     median = statistics.median
     return base, {name: {"rates": rates,
-                         "gain_percent": 100 * (median(rates) / median(base)
-                                                - 1)}
+                         "gain_percent": 100 * (median(
+                             [v / b for v, b in zip(rates, base)]) - 1)}
                   for name, rates in variants.items()}
 
 
