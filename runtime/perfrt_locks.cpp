@@ -79,21 +79,27 @@ void released(ThreadState *t, uint64_t now) {
 
 /// A wait on another thread: a condition wait (the mutex is given up for
 /// the wait and held again after: \p mutex) or a join. The wait is time
-/// blocked on another thread. In a virtual speedup the thread pays what it
-/// owes before it blocks and skips what accrued while it waited (Coz's
-/// rule: it was waiting anyway). Without that for joins, a thread that
-/// starts workers and joins them would pay, after each join, every delay
-/// inserted while the workers ran, and hold up the next round by exactly
-/// what the speedup took off.
+/// blocked on another thread. In a virtual speedup the thread skips what
+/// accrued while it waited (Coz's rule: it was waiting anyway). Without that
+/// for joins, a thread that starts workers and joins them would pay, after
+/// each join, every delay inserted while the workers ran, and hold up the
+/// next round by exactly what the speedup took off. What it owes from before
+/// is paid before a condition wait (which gives up a mutex: paid holding it,
+/// as before an unlock), and after a join only as far as the wait did not
+/// cover it (perfrt_speedup.cpp).
 template <typename Wait> int blockedWait(Wait wait, bool mutex) {
   ThreadState *t = tracked();
   if (!t)
     return wait();
+  uint64_t owedBeforeJoin = 0;
   if (gSpeedup.on) {
     uint64_t now = nowTicks();
-    speedupBeforeBlock(t, now);
-    if (mutex)
+    if (mutex) {
+      speedupBeforeBlock(t, now);
       speedupReleasing(now); // the wait gives the mutex up
+    } else {
+      owedBeforeJoin = speedupBeforeJoin(t, now);
+    }
   }
   uint64_t before = nowTicks();
   if (mutex)
@@ -105,8 +111,12 @@ template <typename Wait> int blockedWait(Wait wait, bool mutex) {
     return rc;
   uint64_t after = nowTicks();
   again->locks.blockedTicks += after - before;
-  if (gSpeedup.on)
-    speedupAfterBlock(again, after);
+  if (gSpeedup.on) {
+    if (mutex)
+      speedupAfterBlock(again, after);
+    else
+      speedupAfterJoin(again, after, owedBeforeJoin, after - before);
+  }
   if (mutex)
     acquired(again, after);
   release(again);

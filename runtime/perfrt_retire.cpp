@@ -120,6 +120,7 @@ bool fold(const ThreadState *t, ThreadState *g) {
                   [](DelayStats &sum, const DelayStats &d) { sum.merge(d); }))
     return false;
   g->droppedSpans += t->droppedSpans;
+  g->speedupPaidTicks += t->speedupPaidTicks;
   g->depthOverflows += t->depthOverflows;
   g->unmatchedExits += t->unmatchedExits;
   g->abandonedFrames += t->abandonedFrames;

@@ -112,6 +112,16 @@ void speedupBeforeBlock(ThreadState *t, uint64_t now);
 /// \p t resumes at \p now after blocking: skips what accrued meanwhile and,
 /// inside a selected call, accrues again.
 void speedupAfterBlock(ThreadState *t, uint64_t now);
+/// \p t is about to join another thread at \p now. Outside a selected call
+/// what it owes is not paid now but counted as paid, and returned: after
+/// the join it pays only what the wait did not cover (speedupAfterJoin).
+/// Inside one, as speedupBeforeBlock (returns 0).
+uint64_t speedupBeforeJoin(ThreadState *t, uint64_t now);
+/// \p t resumes at \p now from a join that took \p waited ticks, owing
+/// \p owed from before it: skips what accrued meanwhile, and pays what of
+/// \p owed exceeds \p waited.
+void speedupAfterJoin(ThreadState *t, uint64_t now, uint64_t owed,
+                      uint64_t waited);
 /// Every delay owed at \p now (0: read the clock if needed), including what
 /// the selected calls running then have accrued: what a new thread starts
 /// from.

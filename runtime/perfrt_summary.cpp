@@ -361,6 +361,10 @@ bool summaryWrite(char *path, unsigned pathSize, const char *traceFile) {
     out.key(key::Name).str(name[0] ? name : "thread");
     out.key(key::Calls).u64(calls);
     out.key(key::ThreadDroppedSpans).u64(t->droppedSpans);
+    // Which threads paid a virtual speedup's pauses: one on the critical
+    // path that pays turns a prediction low.
+    if (gSpeedup.on)
+      out.key(key::ThreadSpeedupPaidNs).u64(durationToNs(t->speedupPaidTicks));
     if (t->foldedThreads)
       out.key(key::FoldedThreads).u64(t->foldedThreads);
     out.ch('}');

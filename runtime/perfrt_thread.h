@@ -100,9 +100,10 @@ struct ThreadState {
   Arena arena;         // for `stats` and `delays`
   Arena spanArena;     // for `spanStats`: the writer's
   // Virtual speedup (perfrt_speedup.h).
-  uint64_t localDelayTicks; // delay this thread has paid or been credited
-  uint64_t selectedStart;   // entry of the outermost selected call
-  uint32_t selectedDepth;   // selected calls open on this thread
+  uint64_t localDelayTicks;  // delay this thread has paid or been credited
+  uint64_t speedupPaidTicks; // of it, paid (spun): the summary's per thread
+  uint64_t selectedStart;    // entry of the outermost selected call
+  uint32_t selectedDepth;    // selected calls open on this thread
   uint64_t selectedBlockedAtStart; // locks.blockedTicks at selectedStart
   uint32_t speedupSlot; // running slot + 1 (perfrt_speedup.cpp), or 0
   // Mutexes and speed bumps' placement (perfrt_locks.h).

@@ -201,6 +201,8 @@ constexpr char Threads[] = "threads";
 constexpr char Tid[] = "tid";
 constexpr char ThreadName[] = "name";
 constexpr char ThreadDroppedSpans[] = "dropped_spans";
+// Virtual speedups only: the pauses the thread paid (spun), in ns.
+constexpr char ThreadSpeedupPaidNs[] = "speedup_paid_ns";
 // An entry for exited threads of one name folded together (the runtime keeps
 // the first 256 threads to end whole): how many. Its tid is the first's.
 constexpr char FoldedThreads[] = "folded_threads";
