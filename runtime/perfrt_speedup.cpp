@@ -121,15 +121,20 @@ uint64_t speedupOwedTotal(uint64_t now) {
 }
 
 namespace {
+/// Spins \p ticks of pause on \p t and counts them paid, by it and in all.
+void spinPaid(ThreadState *t, uint64_t ticks) {
+  spinTicks(ticks);
+  t->speedupPaidTicks += ticks;
+  gSpeedup.paidTicks.fetch_add(ticks, std::memory_order_relaxed);
+}
+
 /// Pays what \p t owes up to \p total.
 void payUpTo(ThreadState *t, uint64_t total) {
   if (total <= t->localDelayTicks)
     return;
   uint64_t owed = total - t->localDelayTicks;
-  spinTicks(owed);
+  spinPaid(t, owed);
   t->localDelayTicks += owed;
-  t->speedupPaidTicks += owed;
-  gSpeedup.paidTicks.fetch_add(owed, std::memory_order_relaxed);
 }
 
 /// \p total is what the threads released now may forgive.
@@ -225,12 +230,8 @@ uint64_t speedupBeforeJoin(ThreadState *t, uint64_t now) {
 void speedupAfterJoin(ThreadState *t, uint64_t now, uint64_t owed,
                       uint64_t waited) {
   speedupAfterBlock(t, now);
-  if (owed <= waited)
-    return;
-  uint64_t left = owed - waited;
-  spinTicks(left);
-  t->speedupPaidTicks += left;
-  gSpeedup.paidTicks.fetch_add(left, std::memory_order_relaxed);
+  if (owed > waited)
+    spinPaid(t, owed - waited); // counted in localDelayTicks before the join
 }
 
 void speedupThreadExit(ThreadState *t) {

@@ -72,7 +72,7 @@ CASES = [
 # 2-vCPU Zen 4 VM. The programs' own defaults (which the lit tests use) make
 # runs of 0.1-0.5 s, and in a run of 0.1 s this VM's drifts of speed are not
 # averaged out: producer_consumer's real gain at 50% less consumer work read
-# +92, +80 and +80% in three measurements of seven rounds, intervals 35-45
+# +92, +80 and +80% in three measurements of seven rounds, intervals 27-46
 # points wide; at 200000 items +89.6, +89.5, +92.0%, intervals under 10
 # points (2026-11-28).
 PROGRAM_ARGS = {

@@ -154,6 +154,10 @@ def main():
     p.add_argument("base")
     p.add_argument("variants", nargs="+", metavar="NAME=VARIANT")
     a = p.parse_args()
+    try:
+        args = shlex.split(a.args)
+    except ValueError as e:
+        sys.exit("real_answer.py: --args %r: %s" % (a.args, e))
     named = []
     for spec in a.variants:
         name, sep, exe = spec.partition("=")
@@ -164,13 +168,13 @@ def main():
     scratch = tempfile.mkdtemp(prefix="real-answer.")
     try:
         rates = measure(a.base, [exe for _, exe in named], a.progress,
-                        a.rounds, scratch, shlex.split(a.args))
+                        a.rounds, scratch, args)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     json.dump({
         "progress": a.progress,
         "rounds": a.rounds,
-        "args": shlex.split(a.args),
+        "args": args,
         "base_rates": rates[a.base],
         "gains": {name: {"gain_percent": gain_percent(rates, a.base, exe),
                          "interval": gain_interval(rates, a.base, exe),
