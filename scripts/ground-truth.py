@@ -4,8 +4,11 @@
 For each case (a function in one of examples/causal/'s programs), builds the
 program with perfcc and its real variants whose function does 10, 30 and
 50% less work (-D<FUNCTION>_PERCENT=90, 70, 50); measures the real program
-speedups (throughput from the progress point, medians of --rounds rounds,
-each round running the base and the variants in a shuffled order); measures
+speedups (throughput from the progress point, the median over --rounds
+rounds of each round's variant over base ratio, each round running the base
+and the variants in a shuffled order; the rounds split into three blocks,
+before, between and after the two sweeps, so that the real answer spans the
+minutes the predictions were measured in); measures
 how much less own work per call each variant really does (armed runs at zero
 delay: a variant built to do 50% less of a loop can do more or less than 50%
 less of the whole call); runs `perfctl sweep` with speed bumps (self-sized,
@@ -30,7 +33,7 @@ import subprocess
 import sys
 import time
 
-from real_answer import achieved_less_work, real_gains
+from real_answer import achieved_less_work, gain_interval, gain_percent, measure
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PERFCC = os.path.join(ROOT, "build", "bin", "perfcc")
@@ -116,12 +119,13 @@ def bump_predictions(doc, percents):
     or, where it cross-checked a slack verdict beside a contended mutex by
     virtual speedups (sweep/CrossCheck.h), what the cross-check measured:
     the sweep's answer to a user who ran it as it comes. (A function that
-    holds the mutex keeps its extrapolations, which take the cross-check's
-    gains themselves where those are less.)"""
+    holds the mutex, and a loss through a call rate, keep their
+    extrapolations, which take the cross-check's measurements themselves
+    where the line or the model allows them.)"""
     [g] = doc["analysis"]["groups"]
     check = g.get("cross_check")
     if (check and check["ran"] and check["valid"]
-            and check.get("why_wanted") != "holds_mutex"):
+            and check.get("why_wanted") == "beside_mutex"):
         by = {l["percent"]: l["gain_percent"]["value"] for l in check["levels"]}
         return [by.get(p) for p in percents], g["shape"] + " (cross-checked)"
     by = {e["percent"]: e for e in g["extrapolation"] if e.get("percent")}
@@ -161,6 +165,28 @@ def at_achieved(gains, asked, achieved):
         saved = (1 - 1 / (1 + g / 100)) * max(x, 0) / a
         out.append(100 * (1 / (1 - saved) - 1) if saved < 1 else None)
     return out
+
+
+def round_blocks(rounds):
+    """The real answer's rounds split into three blocks, run before the
+    speed-bump sweep, between the sweeps and after them: the real answer
+    then spans the minutes the predictions were measured in. This VM's
+    speed moves between regimes for minutes, and a gain near +90% moved
+    with them: launcher_device at 50% less device work read +97.1% [+92.4,
+    +98.0] in seven rounds run before its sweeps, and +90% in the next
+    session (medians of ten pairs, a plain and a perfcc build alike), where
+    the sweeps had predicted +87.1 and +83.2% (2026-11-28)."""
+    return [rounds // 3 + (1 if i < rounds % 3 else 0) for i in range(3)]
+
+
+def pooled(blocks):
+    """Several measure() results as one: each build's rates in round order,
+    so that round i of every build still pairs with round i of the base."""
+    rates = {}
+    for b in blocks:
+        for exe, r in b.items():
+            rates.setdefault(exe, []).extend(r)
+    return rates
 
 
 def cell(x):
@@ -225,8 +251,10 @@ def main():
         variants = [build(program, macro, 100 - less, a.out)
                     for less in LESS_WORK]
         args = PROGRAM_ARGS[program] if a.long_runs else []
-        real, real_interval = real_gains(base, variants, progress, a.rounds,
-                                         os.path.join(a.out, "scratch"), args)
+        scratch = os.path.join(a.out, "scratch")
+        blocks = round_blocks(a.rounds)
+        rates = measure(base, variants, progress, blocks[0], scratch, args)
+        block_rates = [rates]
         targets = os.path.join(a.out, macro + ".targets")
         with open(targets, "w") as f:
             f.write(function + "\n")
@@ -241,12 +269,21 @@ def main():
                 "--budget", a.budget, "--extrapolate",
                 ",".join("%d%%" % x for x in sorted(set(asked)))],
             os.path.join(a.out, macro + "-bumps")), asked)
+        block_rates.append(measure(base, variants, progress, blocks[1],
+                                   scratch, args))
         virtual_asked, verdict = speedup_predictions(sweep(
             base, args, targets, common + ["--speedup",
                                      ",".join(str(x)
                                               for x in sorted(set(asked))),
                                      "--budget", a.budget],
             os.path.join(a.out, macro + "-speedup")), asked)
+        block_rates.append(measure(base, variants, progress, blocks[2],
+                                   scratch, args))
+        rates = pooled(block_rates)
+        real = [gain_percent(rates, base, v) for v in variants]
+        real_interval = [gain_interval(rates, base, v) for v in variants]
+        real_blocks = [[gain_percent(b, base, v) for v in variants]
+                       for b in block_rates if b[base]]
         bumps = at_achieved(bumps_asked, asked, achieved)
         virtual = at_achieved(virtual_asked, asked, achieved)
         row = {"class": cls, "program": program, "program_args": args,
@@ -254,16 +291,18 @@ def main():
                "less_work_percent": list(LESS_WORK),
                "achieved_percent": achieved, "asked_percent": asked,
                "real": real, "real_interval": real_interval,
+               "real_blocks": real_blocks,
                "speed_bumps": bumps, "shape": shape,
                "virtual_speedups": virtual, "speedup_verdict": verdict,
                "speed_bumps_asked": bumps_asked,
                "virtual_speedups_asked": virtual_asked,
                "seconds": time.time() - started}
         results.append(row)
-        print("%s %s: achieved %s, real %s, bumps %s (%s), virtual %s "
-              "[%.0f s]" % (
+        print("%s %s: achieved %s, real %s (by block %s), bumps %s (%s), "
+              "virtual %s [%.0f s]" % (
             program, function, [round(x, 1) for x in achieved],
             [round(x, 1) for x in real],
+            [[round(x, 1) for x in b] for b in real_blocks],
             [None if x is None else round(x, 1) for x in bumps], shape,
             [None if x is None else round(x, 1) for x in virtual],
             row["seconds"]), file=sys.stderr)

@@ -117,19 +117,28 @@ struct Extrapolation {
   Estimate lineGainPercent{std::numeric_limits<double>::quiet_NaN(),
                            {std::numeric_limits<double>::quiet_NaN(),
                             std::numeric_limits<double>::quiet_NaN()}};
+  /// With byCallRate: the call-rate model's own estimate, the most the loss
+  /// would be; kept here when the cross-check measured the loss instead.
+  Estimate callRateGainPercent{std::numeric_limits<double>::quiet_NaN(),
+                               {std::numeric_limits<double>::quiet_NaN(),
+                                std::numeric_limits<double>::quiet_NaN()}};
   bool byCallRate = false;
   bool byCrossCheck = false;
   std::string note;
 };
 
-/// A verdict a lock makes uncertain, measured again by a virtual speedup,
-/// the side slowing down cannot see (sweep/CrossCheck.h): slack beside a
-/// contended mutex, or a gain of a function that holds one.
+/// A verdict that slowing down cannot settle, measured again by a virtual
+/// speedup, the side slowing down cannot see (sweep/CrossCheck.h): slack
+/// beside a contended mutex, a gain of a function that holds one, or a loss
+/// through a call rate.
 struct CrossCheck {
   bool wanted = false; ///< the caveat applies
   /// Why: the group holds the contended mutex (its gains extrapolated from
   /// the line are the most a faster call could give), not slack beside it.
   bool holdsMutex = false;
+  /// Why: a loss through how often the function runs (CallRateModel.h),
+  /// between the line's (the least) and the call-rate model's (the most).
+  bool callRate = false;
   bool ran = false;     ///< measured: percent, gainPercent, valid
   std::string why;      ///< why it did not run, or why it is not valid
   unsigned percent = 0; ///< the largest speedup measured
@@ -192,6 +201,12 @@ struct GroupAnalysis {
 extern const char *const CrossCheckAdvice;
 /// The same for a group that holds the contended mutex.
 extern const char *const HeldMutexCrossCheckAdvice;
+/// The same for a loss through a call rate.
+extern const char *const CallRateCrossCheckAdvice;
+
+/// A negative group's verdict, without advice: its pass-through and the
+/// loss at the largest speedup asked (the estimate as it stands).
+std::string negativeVerdict(const GroupAnalysis &g);
 
 struct SweepAnalysis {
   Summary unarmedThroughput;

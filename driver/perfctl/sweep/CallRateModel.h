@@ -25,8 +25,10 @@
 // per unit (h's interval above 0), and the time between calls grew with the
 // delay (g > 0). Its limit: it holds each call's harm fixed, where a real
 // program may coalesce the harm of calls that come faster than it can
-// react (several versions, one rebuild); the line's loss is then a lower
-// bound and this model's an upper one, and the report gives both.
+// react (several versions, one rebuild), or whose harm saturates (a fair
+// lock the faster caller cannot take twice while the worker waits); the
+// line's loss is then a lower bound and this model's an upper one, and the
+// sweep's cross-check (CrossCheck.h) measures where between them it lies.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PERFCC_DRIVER_PERFCTL_SWEEP_CALLRATEMODEL_H

@@ -1,4 +1,4 @@
-//===- CrossCheck.h - a lock's verdict from the other side ---*- C++ -*-===//
+//===- CrossCheck.h - a verdict from the other side -------------*- C++ -*-===//
 //
 // Speed bumps slow a function down, and a lock has sides that slowing down
 // cannot show. Beside a contended mutex, a faster call can be back sooner,
@@ -12,6 +12,13 @@
 // of the budget (at least a quarter of it); each verdict ends with what they
 // say instead of the advice to cross-check by hand, and a holder's gains
 // where they measured less than the line are the measured ones.
+//
+// A loss through a call rate (CallRateModel.h) has the same trouble from the
+// other end: the line through the slow-downs says the least it would be,
+// the call-rate model (each call's harm held fixed) the most, and where a
+// program's harm saturates as the calls come faster the truth lies between.
+// It is cross-checked too, and each loss measured is the estimate, brought
+// within the line's and the model's where it falls outside them.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PERFCC_DRIVER_PERFCTL_SWEEP_CROSSCHECK_H

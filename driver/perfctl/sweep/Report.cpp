@@ -139,7 +139,9 @@ json crossCheckJson(const CrossCheck &c) {
     levels.push_back({{"percent", percent},
                       {"gain_percent", c.valid ? estimate(gain) : nullptr}});
   return {{"ran", c.ran},
-          {"why_wanted", c.holdsMutex ? "holds_mutex" : "beside_mutex"},
+          {"why_wanted", c.callRate     ? "call_rate"
+                         : c.holdsMutex ? "holds_mutex"
+                                        : "beside_mutex"},
           {"valid", c.ran && c.valid},
           {"why", c.why},
           {"folder", c.ran ? json("cross-check") : json(nullptr)},
@@ -168,12 +170,14 @@ json groupJson(const GroupAnalysis &g) {
          {"capped", e.capped},
          {"valid", e.valid},
          {"gain_percent", estimate(e.gainPercent)},
-         {"model", e.byCallRate     ? "call_rate"
-                   : e.byCrossCheck ? "cross_check"
-                                    : "line"},
+         {"model", e.byCrossCheck ? "cross_check"
+                   : e.byCallRate ? "call_rate"
+                                  : "line"},
          {"line_gain_percent", e.byCallRate || e.byCrossCheck
                                    ? estimate(e.lineGainPercent)
                                    : json(nullptr)},
+         {"call_rate_gain_percent",
+          e.byCallRate ? estimate(e.callRateGainPercent) : json(nullptr)},
          {"note", e.note}});
   const HingeTest &h = g.hinge;
   return {

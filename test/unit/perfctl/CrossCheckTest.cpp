@@ -15,6 +15,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <functional>
 
 using namespace perfcc::perfctl;
@@ -246,4 +248,115 @@ TEST(CrossCheck, PartlyOnThePathBesideAContendedMutexWantsOne) {
   EXPECT_TRUE(holding.crossCheck.holdsMutex);
   EXPECT_EQ(holding.verdict.find(CrossCheckAdvice), std::string::npos)
       << holding.verdict;
+}
+
+namespace {
+
+/// A watcher-like function (CallRateModelTest.cpp): each call costs the
+/// worker 3.7 us, its thread calls it every 20 us + the delay, 19 us of its
+/// own work a call; the worker's time per unit T = 5.4 us / (1 - 3.7 us / Q)
+/// and its calls per unit T / Q. No mutex: the loss works through the call
+/// rate alone. Asked about 50% faster: the line says about -7%, the
+/// call-rate model about -20%.
+GroupAnalysis lossThroughACallRate() {
+  const std::vector<std::uint64_t> ladder = {0,     2000,  4000, 8000,
+                                             16000, 24000, 32000};
+  auto time = [](double x) { return 5400 / (1 - 3700 / (20000 + x)); };
+  std::vector<RunPoint> points;
+  for (std::uint64_t delay : ladder)
+    for (unsigned r = 0; r < 5; ++r) {
+      RunPoint p;
+      p.group = 0;
+      p.delayNs = delay;
+      double x = double(delay), wobble = 1 + 0.002 * (int(r) - 2);
+      p.timePerUnitNs = time(x) * wobble;
+      p.throughput = 1e9 / p.timePerUnitNs;
+      p.delayedCallsPerUnit = time(x) / (20000 + x);
+      p.delayPerUnitNs = x * p.delayedCallsPerUnit;
+      p.targetNsPerCall = 19000 + x;
+      p.targetWorkNsPerCall = 19000;
+      points.push_back(p);
+    }
+  addUnarmed(points, 5, time(0), 0.002, 61);
+  AnalysisSettings settings;
+  settings.resamples = 300;
+  settings.speedupPercents = {50};
+  return analyzeSweep({"g"}, {"g.targets"}, ladder, points, settings).groups[0];
+}
+
+} // namespace
+
+TEST(CrossCheck, ALossThroughACallRateWantsOne) {
+  GroupAnalysis g = lossThroughACallRate();
+  ASSERT_EQ(g.shape, Shape::Negative) << g.verdict;
+  ASSERT_TRUE(g.callRate.applies) << g.callRate.why;
+  ASSERT_EQ(g.extrapolations.size(), 1u);
+  EXPECT_TRUE(g.extrapolations[0].byCallRate);
+  EXPECT_TRUE(g.crossCheck.wanted);
+  EXPECT_TRUE(g.crossCheck.callRate);
+  EXPECT_FALSE(g.crossCheck.holdsMutex);
+  EXPECT_NE(g.verdict.find(CallRateCrossCheckAdvice), std::string::npos)
+      << g.verdict;
+  // Both ends of the bracket are there for the cross-check to use.
+  const Extrapolation &e = g.extrapolations[0];
+  EXPECT_LT(e.callRateGainPercent.value, e.lineGainPercent.value);
+  EXPECT_DOUBLE_EQ(e.callRateGainPercent.value, e.gainPercent.value);
+}
+
+TEST(CrossCheck, ALossMeasuredWithinTheBracketIsTheEstimate) {
+  GroupAnalysis g = lossThroughACallRate();
+  const Extrapolation before = g.extrapolations[0];
+  double mid = (before.lineGainPercent.value + before.gainPercent.value) / 2;
+  applyCrossCheck(g, measured(mid, mid - 2, mid + 2));
+  const Extrapolation &e = g.extrapolations[0];
+  EXPECT_TRUE(e.byCrossCheck);
+  EXPECT_TRUE(e.byCallRate);
+  EXPECT_DOUBLE_EQ(e.gainPercent.value, mid);
+  EXPECT_DOUBLE_EQ(e.gainPercent.ci.lo, mid - 2);
+  EXPECT_DOUBLE_EQ(e.callRateGainPercent.value, before.gainPercent.value);
+  EXPECT_DOUBLE_EQ(e.lineGainPercent.value, before.lineGainPercent.value);
+  EXPECT_EQ(e.note.rfind("measured by virtual speedups (the cross-check)", 0),
+            0u)
+      << e.note;
+  // The verdict states the measured loss, and the advice is answered.
+  EXPECT_EQ(g.verdict.find("cross-check with --speedup"), std::string::npos)
+      << g.verdict;
+  EXPECT_EQ(g.verdict.rfind(
+                "speeding it up would slow the program down (negative)", 0),
+            0u)
+      << g.verdict;
+  EXPECT_NE(g.verdict.find(fmt::format("; {:+.1f}% throughput at", mid)),
+            std::string::npos)
+      << g.verdict;
+  EXPECT_NE(g.verdict.find("between the line's (the least) and the call-rate "
+                           "model's (the most)"),
+            std::string::npos)
+      << g.verdict;
+}
+
+TEST(CrossCheck, ALossMeasuredOutsideTheBracketIsTakenAtItsEnd) {
+  // Beyond the model (a virtual speedup's pause paid in lumps can add a
+  // loss of its own): the model's loss, the most the mechanism gives.
+  GroupAnalysis more = lossThroughACallRate();
+  double model = more.extrapolations[0].gainPercent.value;
+  applyCrossCheck(more, measured(model - 10, model - 13, model - 7));
+  const Extrapolation &m = more.extrapolations[0];
+  EXPECT_DOUBLE_EQ(m.gainPercent.value, model);
+  EXPECT_LE(m.gainPercent.ci.lo, model);
+  EXPECT_DOUBLE_EQ(m.gainPercent.ci.hi, model);
+  EXPECT_NE(m.note.find("beyond the call-rate model's loss, taken at it"),
+            std::string::npos)
+      << m.note;
+  EXPECT_NE(more.verdict.find("brought within"), std::string::npos)
+      << more.verdict;
+  // Short of the line (a measured gain even): the line's loss, the least.
+  GroupAnalysis less = lossThroughACallRate();
+  double line = less.extrapolations[0].lineGainPercent.value;
+  applyCrossCheck(less, measured(1.0, -1.0, 3.0));
+  const Extrapolation &l = less.extrapolations[0];
+  EXPECT_DOUBLE_EQ(l.gainPercent.value, line);
+  EXPECT_LT(l.gainPercent.value, 0);
+  EXPECT_NE(l.note.find("short of the line's loss, taken at it"),
+            std::string::npos)
+      << l.note;
 }
