@@ -38,6 +38,18 @@ std::string adviceWith(const GroupAnalysis &group, const std::string &why) {
          " (" + why + ")";
 }
 
+/// \p note with the call-rate model's sentence (sweep/Analysis.cpp:
+/// "through how often it runs, ... (the least)") replaced by \p said; the
+/// rest (that it is a loss, a cap) stays.
+std::string withoutModelNote(const std::string &note, const std::string &said) {
+  std::size_t begin = note.find("through how often it runs");
+  std::string end = "(the least)";
+  std::size_t stop = note.find(end, begin);
+  if (begin == std::string::npos || stop == std::string::npos)
+    return note.empty() ? said : said + "; " + note;
+  return note.substr(0, begin) + said + note.substr(stop + end.size());
+}
+
 /// A loss through a call rate: where the cross-check measured a percent an
 /// extrapolation asks, the measurement is the estimate, brought within the
 /// bracket of the line (the least the loss would be) and the call-rate
@@ -80,7 +92,7 @@ std::string bracketMeasuredLosses(GroupAnalysis &group) {
               ? ", beyond the call-rate model's loss, taken at it"
               : ", short of the line's loss, taken at it",
           line.value, model.value);
-      e.note = said;
+      e.note = withoutModelNote(e.note, said);
       break;
     }
   }
