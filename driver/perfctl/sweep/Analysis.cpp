@@ -117,6 +117,13 @@ void crossCheckALossThroughACallRate(GroupAnalysis &g) {
 
 } // namespace
 
+std::string callRateNote(double lineGainPercent) {
+  return fmt::format("through how often it runs, each call's cost to the "
+                     "rest held fixed (the most it would lose); a line "
+                     "through the slow-downs says {:+.1f}% (the least)",
+                     lineGainPercent);
+}
+
 std::string negativeVerdict(const GroupAnalysis &g) {
   double loss = g.extrapolations.empty()
                     ? NaN
@@ -475,11 +482,7 @@ void extrapolate(GroupAnalysis &g, const AnalysisSettings &settings,
         e.gainPercent = {byRate.value, byRate.ci};
         e.callRateGainPercent = e.gainPercent;
         e.byCallRate = true;
-        notes.push_back(fmt::format(
-            "through how often it runs, each call's cost to the rest held "
-            "fixed (the most it would lose); a line through the slow-downs "
-            "says {:+.1f}% (the least)",
-            e.lineGainPercent.value));
+        notes.push_back(callRateNote(e.lineGainPercent.value));
       }
       if (e.capped)
         notes.push_back(

@@ -204,6 +204,10 @@ extern const char *const HeldMutexCrossCheckAdvice;
 /// The same for a loss through a call rate.
 extern const char *const CallRateCrossCheckAdvice;
 
+/// An extrapolation's note where its loss is the call-rate model's: what
+/// the model assumes, and the line's loss beside it.
+std::string callRateNote(double lineGainPercent);
+
 /// A negative group's verdict, without advice: its pass-through and the
 /// loss at the largest speedup asked (the estimate as it stands).
 std::string negativeVerdict(const GroupAnalysis &g);

@@ -38,16 +38,12 @@ std::string adviceWith(const GroupAnalysis &group, const std::string &why) {
          " (" + why + ")";
 }
 
-/// \p note with the call-rate model's sentence (sweep/Analysis.cpp:
-/// "through how often it runs, ... (the least)") replaced by \p said; the
-/// rest (that it is a loss, a cap) stays.
-std::string withoutModelNote(const std::string &note, const std::string &said) {
-  std::size_t begin = note.find("through how often it runs");
-  std::string end = "(the least)";
-  std::size_t stop = note.find(end, begin);
-  if (begin == std::string::npos || stop == std::string::npos)
-    return note.empty() ? said : said + "; " + note;
-  return note.substr(0, begin) + said + note.substr(stop + end.size());
+/// What the cross-check measured at \p percent, or null.
+const Estimate *measuredAt(const CrossCheck &c, unsigned percent) {
+  for (const auto &[measured, gain] : c.levels)
+    if (measured == percent)
+      return &gain;
+  return nullptr;
 }
 
 /// A loss through a call rate: where the cross-check measured a percent an
@@ -62,39 +58,41 @@ std::string bracketMeasuredLosses(GroupAnalysis &group) {
   const CrossCheck &c = group.crossCheck;
   unsigned asked = 0, bounded = 0;
   for (Extrapolation &e : group.extrapolations) {
-    if (!e.percent || !e.valid || !e.byCallRate)
+    const Estimate *measured = e.percent ? measuredAt(c, e.percent) : nullptr;
+    if (!measured || !e.valid || !e.byCallRate)
       continue;
-    for (const auto &[percent, gain] : c.levels) {
-      if (percent != e.percent)
-        continue;
-      ++asked;
-      const Estimate &model = e.callRateGainPercent, &line = e.lineGainPercent;
-      double lo = std::min(model.value, line.value),
-             hi = std::max(model.value, line.value);
-      // The interval within the two fits' own intervals' outer ends.
-      double outerLo = std::min({lo, model.ci.lo, line.ci.lo}),
-             outerHi = std::max({hi, model.ci.hi, line.ci.hi});
-      Estimate taken;
-      taken.value = std::clamp(gain.value, lo, hi);
-      taken.ci = {std::clamp(gain.ci.lo, outerLo, taken.value),
-                  std::clamp(gain.ci.hi, taken.value, outerHi)};
-      bool atBound = taken.value != gain.value;
-      bounded += atBound;
-      e.gainPercent = taken;
-      e.byCrossCheck = true;
-      std::string said = fmt::format(
-          "measured by virtual speedups (the cross-check): {:+.1f}%{}; the "
-          "line through the slow-downs says {:+.1f}% (the least), the "
-          "call-rate model {:+.1f}% (the most)",
-          gain.value,
-          !atBound ? ""
-          : taken.value == model.value
-              ? ", beyond the call-rate model's loss, taken at it"
-              : ", short of the line's loss, taken at it",
-          line.value, model.value);
-      e.note = withoutModelNote(e.note, said);
-      break;
-    }
+    const Estimate &gain = *measured;
+    ++asked;
+    const Estimate &model = e.callRateGainPercent, &line = e.lineGainPercent;
+    double lo = std::min(model.value, line.value),
+           hi = std::max(model.value, line.value);
+    // The interval within the two fits' own intervals' outer ends.
+    double outerLo = std::min({lo, model.ci.lo, line.ci.lo}),
+           outerHi = std::max({hi, model.ci.hi, line.ci.hi});
+    Estimate taken;
+    taken.value = std::clamp(gain.value, lo, hi);
+    taken.ci = {std::clamp(gain.ci.lo, outerLo, taken.value),
+                std::clamp(gain.ci.hi, taken.value, outerHi)};
+    bool atBound = taken.value != gain.value;
+    bounded += atBound;
+    e.gainPercent = taken;
+    e.byCrossCheck = true;
+    std::string said = fmt::format(
+        "measured by virtual speedups (the cross-check): {:+.1f}%{}; the "
+        "line through the slow-downs says {:+.1f}% (the least), the "
+        "call-rate model {:+.1f}% (the most)",
+        gain.value,
+        !atBound ? ""
+        : taken.value == model.value
+            ? ", beyond the call-rate model's loss, taken at it"
+            : ", short of the line's loss, taken at it",
+        line.value, model.value);
+    // In place of the model's sentence; the rest (a loss, a cap) stays.
+    std::string modelSaid = callRateNote(line.value);
+    std::size_t at = e.note.find(modelSaid);
+    e.note = at == std::string::npos
+                 ? said + (e.note.empty() ? "" : "; " + e.note)
+                 : e.note.replace(at, modelSaid.size(), said);
   }
   if (!asked)
     return "";
@@ -114,28 +112,25 @@ std::string takeMeasuredGains(GroupAnalysis &group) {
   const CrossCheck &c = group.crossCheck;
   unsigned lowered = 0, asked = 0;
   for (Extrapolation &e : group.extrapolations) {
-    if (!e.percent || !e.valid || e.byCallRate)
+    const Estimate *measured = e.percent ? measuredAt(c, e.percent) : nullptr;
+    if (!measured || !e.valid || e.byCallRate)
       continue;
-    for (const auto &[percent, gain] : c.levels) {
-      if (percent != e.percent)
-        continue;
-      ++asked;
-      // Less beyond its own interval: where the two agree within the
-      // noise, the line (the narrower, from more runs) stands.
-      if (!(gain.ci.hi < e.gainPercent.value))
-        break;
-      ++lowered;
-      e.lineGainPercent = e.gainPercent;
-      e.gainPercent = gain;
-      e.byCrossCheck = true;
-      std::string line = fmt::format(
-          "measured by virtual speedups (the cross-check): a shorter critical "
-          "section moves the bottleneck off the mutex; the line through the "
-          "slow-downs says {:+.1f}% (the most it could give)",
-          e.lineGainPercent.value);
-      e.note = e.note.empty() ? line : line + "; " + e.note;
-      break;
-    }
+    const Estimate &gain = *measured;
+    ++asked;
+    // Less beyond its own interval: where the two agree within the
+    // noise, the line (the narrower, from more runs) stands.
+    if (!(gain.ci.hi < e.gainPercent.value))
+      continue;
+    ++lowered;
+    e.lineGainPercent = e.gainPercent;
+    e.gainPercent = gain;
+    e.byCrossCheck = true;
+    std::string line = fmt::format(
+        "measured by virtual speedups (the cross-check): a shorter critical "
+        "section moves the bottleneck off the mutex; the line through the "
+        "slow-downs says {:+.1f}% (the most it could give)",
+        e.lineGainPercent.value);
+    e.note = e.note.empty() ? line : line + "; " + e.note;
   }
   if (!asked)
     return "";
