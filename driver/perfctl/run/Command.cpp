@@ -109,6 +109,12 @@ double CommandResult::otherCpuCores() const {
   return std::max(0.0, (machineBusyNs - cpuNs) / wallNs);
 }
 
+double CommandResult::cpuWaitShare() const {
+  if (cpuPressureNs < 0 || wallNs <= 0)
+    return -1;
+  return std::clamp(cpuPressureNs / wallNs, 0.0, 1.0);
+}
+
 std::vector<std::string>
 makeEnvironment(const std::vector<std::string> &remove,
                 const std::map<std::string, std::string> &set) {
@@ -167,6 +173,7 @@ CommandResult runCommand(const std::vector<std::string> &argv,
 
   ProcessCpuTimes processesBefore = readProcessCpuTimes();
   std::optional<double> busyBefore = machineBusyCpuNs();
+  std::optional<double> pressureBefore = machineCpuPressureNs();
   auto start = std::chrono::steady_clock::now();
   pid_t pid = 0;
   int rc = posix_spawnp(&pid, args[0], &actions, &attributes, args.data(),
@@ -185,11 +192,14 @@ CommandResult runCommand(const std::vector<std::string> &argv,
                       std::chrono::steady_clock::now() - start)
                       .count();
   std::optional<double> busyAfter = machineBusyCpuNs();
+  std::optional<double> pressureAfter = machineCpuPressureNs();
   auto ns = [](const timeval &t) { return t.tv_sec * 1e9 + t.tv_usec * 1e3; };
   if (reaped)
     result.cpuNs = ns(usage.ru_utime) + ns(usage.ru_stime);
   if (busyBefore && busyAfter)
     result.machineBusyNs = *busyAfter - *busyBefore;
+  if (pressureBefore && pressureAfter)
+    result.cpuPressureNs = std::max(0.0, *pressureAfter - *pressureBefore);
   if (result.disturbed())
     result.busiestOthers =
         busiestProcesses(processesBefore, readProcessCpuTimes(), result.wallNs,

@@ -32,6 +32,14 @@ struct CommandResult {
   /// Busy CPU time of the whole machine over the run (/proc/stat); -1
   /// where it cannot be read.
   double machineBusyNs = -1;
+  /// Time during which some task on the machine waited for a CPU, over the
+  /// run (/proc/pressure/cpu); -1 where the kernel does not keep it.
+  double cpuPressureNs = -1;
+  /// That time as a share of the run's wall time, in [0, 1]; -1 when
+  /// unknown. Threads with a CPU each wait little (a thread just woken
+  /// waits for its CPU a few microseconds); threads stacked on one CPU wait
+  /// most of the time.
+  double cpuWaitShare() const;
   /// Cores used on average by everything but the command while it ran; -1
   /// when unknown. Never below 0 (the two clocks tick differently).
   double otherCpuCores() const;

@@ -3,8 +3,10 @@
 
 #include "perfcc/ProcStat.h"
 
+#include <charconv>
 #include <chrono>
 #include <fstream>
+#include <iterator>
 #include <sched.h>
 #include <string>
 #include <thread>
@@ -26,6 +28,36 @@ std::optional<double> machineBusyCpuNs() {
   if (!std::getline(in, line))
     return std::nullopt;
   return parseBusyCpuNs(line);
+}
+
+std::optional<double> parseCpuPressureNs(std::string_view pressure) {
+  // "some avg10=0.00 avg60=0.00 avg300=0.00 total=12345" (microseconds),
+  // then a "full" line on newer kernels.
+  std::size_t line = pressure.find("some ");
+  if (line != 0 &&
+      (line == std::string_view::npos || pressure[line - 1] != '\n'))
+    return std::nullopt;
+  std::string_view rest = pressure.substr(line);
+  rest = rest.substr(0, rest.find('\n'));
+  std::size_t at = rest.find(" total=");
+  if (at == std::string_view::npos)
+    return std::nullopt;
+  rest.remove_prefix(at + 7);
+  unsigned long long us = 0;
+  auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), us);
+  if (ec != std::errc() || end == rest.data() ||
+      (end != rest.data() + rest.size() && *end != ' '))
+    return std::nullopt;
+  return double(us) * 1e3;
+}
+
+std::optional<double> machineCpuPressureNs() {
+  std::ifstream in("/proc/pressure/cpu");
+  if (!in)
+    return std::nullopt;
+  std::string text((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  return parseCpuPressureNs(text);
 }
 
 bool waitUntilQuiet(double maxSeconds, const std::function<bool()> &stop) {

@@ -25,6 +25,20 @@ std::optional<double> machineBusyCpuNs();
 /// The same, parsed from the text of a /proc/stat (exposed for tests).
 std::optional<double> parseBusyCpuNs(std::string_view procStat);
 
+/// Time during which at least one task on the machine was ready to run and
+/// had no CPU to run on, since boot, in ns: the "some" total of the
+/// kernel's pressure stall information (/proc/pressure/cpu). Where threads
+/// that ran side by side take turns for a CPU, this grows with the time
+/// they wait, whoever made them wait: other processes, or a scheduler that
+/// stacks them on one CPU (a guest kernel packing its tasks onto fewer
+/// vCPUs does that without any other process running). nullopt where the
+/// kernel does not keep it (built without PSI, or booted with psi=0).
+std::optional<double> machineCpuPressureNs();
+
+/// The same, parsed from the text of a /proc/pressure/cpu (exposed for
+/// tests).
+std::optional<double> parseCpuPressureNs(std::string_view pressure);
+
 /// The CPUs this process may run on (its affinity mask).
 unsigned usableCpus();
 

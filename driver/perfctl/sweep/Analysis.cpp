@@ -28,6 +28,16 @@ std::string ratio(const Estimate &e) {
   return fmt::format("{:.2f} [{:.2f}, {:.2f}]", e.value, e.ci.lo, e.ci.hi);
 }
 
+/// The median of the runs' CPU-wait shares the kernel reported; -1 when it
+/// reported none.
+double knownCpuWaitShare(const std::vector<RunPoint> &runs) {
+  std::vector<double> known;
+  for (const RunPoint &p : runs)
+    if (p.cpuWaitShare >= 0)
+      known.push_back(p.cpuWaitShare);
+  return known.empty() ? -1 : median(known);
+}
+
 double medianOf(const std::vector<RunPoint> &points, double RunPoint::*field) {
   std::vector<double> values;
   for (const RunPoint &p : points)
@@ -113,6 +123,35 @@ void crossCheckALossThroughACallRate(GroupAnalysis &g) {
   g.verdict += CallRateCrossCheckAdvice;
   g.crossCheck.wanted = true;
   g.crossCheck.callRate = true;
+}
+
+/// A spinning delay models a slower function only while the threads beside
+/// it keep their CPUs: where they took turns for one during the delayed
+/// runs and not without delay, each delay also took a CPU from them, and a
+/// slope says as much about the machine as about the program. A line (or a
+/// partial one) is then not evidence of the critical path; a threshold or
+/// none still is evidence of slack (taking turns can only hide it, so
+/// their slack is the least there is).
+void distrustASlopeFromTakingTurns(GroupAnalysis &g) {
+  if (!g.tookTurns)
+    return;
+  std::string waited = fmt::format(
+      "its threads took turns for a CPU while it was delayed: some thread was "
+      "ready to run with no CPU to run on {:.0f}% of the time at one of its "
+      "delays, against {:.0f}% without delay (/proc/pressure/cpu)",
+      100 * g.cpuWaitShareDelayed, 100 * g.cpuWaitShareUndelayed);
+  if (g.shape == Shape::Linear || g.shape == Shape::SubLinear) {
+    g.shape = Shape::Inconclusive;
+    g.evidence.push_back(
+        "inconclusive: " + waited +
+        "; each spinning delay then took a CPU from the threads beside it, "
+        "so the slope may be the machine's (a scheduler that stacked the "
+        "threads on fewer CPUs, or a load perfctl could not see) and slack "
+        "beside them would not show; rerun on a quiet machine");
+  } else {
+    g.evidence.push_back(waited + "; slack beside them may be larger than "
+                                  "it reads");
+  }
 }
 
 } // namespace
@@ -532,6 +571,7 @@ SweepAnalysis analyzeSweep(const std::vector<std::string> &groupNames,
   a.unarmedTimePerUnitNs =
       summarize(column(unarmed, &RunPoint::timePerUnitNs), conf, B, rng);
   a.noisePercent = 100 * a.unarmedTimePerUnitNs.robustCV();
+  a.unarmedCpuWaitShare = knownCpuWaitShare(unarmed);
 
   for (std::size_t gi = 0; gi < groupNames.size(); ++gi) {
     GroupAnalysis g;
@@ -592,7 +632,17 @@ SweepAnalysis analyzeSweep(const std::vector<std::string> &groupNames,
       }
       levelX.push_back(s.delayPerUnitNs);
       g.levels.push_back(s);
+      double wait = knownCpuWaitShare(runs);
+      if (!delay)
+        g.cpuWaitShareUndelayed = wait;
+      else
+        g.cpuWaitShareDelayed = std::max(g.cpuWaitShareDelayed, wait);
     }
+    if (g.cpuWaitShareUndelayed < 0)
+      g.cpuWaitShareUndelayed = a.unarmedCpuWaitShare;
+    g.tookTurns =
+        g.cpuWaitShareUndelayed >= 0 && g.cpuWaitShareDelayed >= 0 &&
+        g.cpuWaitShareDelayed - g.cpuWaitShareUndelayed >= TookTurnsShare;
     g.callsPerUnit = callsPerUnit.empty()
                          ? 0
                          : double(settings.frequency) * median(callsPerUnit);
@@ -650,8 +700,10 @@ SweepAnalysis analyzeSweep(const std::vector<std::string> &groupNames,
     tested[i]->hingeAlpha = levels[i];
     tested[i]->hingeTests = unsigned(tested.size());
   }
-  for (GroupAnalysis &g : a.groups)
+  for (GroupAnalysis &g : a.groups) {
     classify(g, settings);
+    distrustASlopeFromTakingTurns(g);
+  }
   for (GroupAnalysis &g : a.groups) {
     for (const GroupAnalysis &other : a.groups)
       if (&other != &g && other.shape == Shape::Threshold &&
@@ -705,7 +757,11 @@ SweepAnalysis analyzeSweep(const std::vector<std::string> &groupNames,
       g.verdict = negativeVerdict(g);
       break;
     case Shape::Inconclusive:
-      g.verdict = "inconclusive, pass-through " + ratio(g.passThrough);
+      g.verdict = g.tookTurns
+                      ? "inconclusive (its threads took turns for a "
+                        "CPU while it was delayed), pass-through " +
+                            ratio(g.passThrough)
+                      : "inconclusive, pass-through " + ratio(g.passThrough);
       break;
     }
     cautionNearAContendedMutex(g);

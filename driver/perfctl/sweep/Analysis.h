@@ -44,7 +44,21 @@ struct RunPoint {
   /// Time the threads waited for a mutex, as a share of the run (armed
   /// runs: RunOutcome::mutexWaitShare).
   double mutexWaitShare = 0;
+  /// The share of the run during which some thread on the machine waited
+  /// for a CPU (CommandResult::cpuWaitShare), or -1 when unknown.
+  double cpuWaitShare = -1;
 };
+
+/// A group whose delayed runs' threads waited for a CPU this share of the
+/// run more than its runs without delay (at any one delay, by the median
+/// of its repeats) took turns for a CPU that they did not take in the
+/// program as it runs: a spinning delay beside a thread with its own CPU
+/// then costs that thread time, and slack reads as a line. Seen on a guest
+/// kernel that stacks tasks onto fewer vCPUs, with no other process
+/// running (CI measured a short thread with slack as linear, +9.2% against
+/// a real +1.9%, three times in a row). Threads that each have a CPU wait
+/// a few percent of the run (a thread woken waits a moment for it).
+constexpr double TookTurnsShare = 0.2;
 
 /// A group whose threads waited for a mutex this share of the run or more
 /// (summed over threads) runs beside a contended mutex: a slack verdict
@@ -177,6 +191,14 @@ struct GroupAnalysis {
   /// The median share of the run its armed zero-delay runs' threads waited
   /// for a mutex (RunPoint::mutexWaitShare).
   double mutexWaitShare = 0;
+  /// The median share of the run some thread waited for a CPU, in its runs
+  /// without delay (the unarmed runs' where it has none) and at its delay
+  /// where that share was largest; -1 when the kernel does not say.
+  double cpuWaitShareUndelayed = -1;
+  double cpuWaitShareDelayed = -1;
+  /// Its threads took turns for a CPU at some delay (TookTurnsShare): a
+  /// slope may be the machine's, not the program's.
+  bool tookTurns = false;
   /// The unarmed control's median time per unit of work: the program as it
   /// runs without the experiment, which a predicted gain is relative to
   /// (NaN without controls: the armed baseline is used).
@@ -215,6 +237,8 @@ std::string negativeVerdict(const GroupAnalysis &g);
 struct SweepAnalysis {
   Summary unarmedThroughput;
   Summary unarmedTimePerUnitNs;
+  /// The unarmed runs' median CpuWaitShare; -1 when unknown.
+  double unarmedCpuWaitShare = -1;
   double noisePercent = 0; ///< robust CV of the unarmed runs
   std::vector<GroupAnalysis> groups;
   std::vector<std::size_t> ranking; ///< most critical first

@@ -66,6 +66,9 @@ json runJson(const SweepState &state, const RunRecord &r) {
       {"other_cpu_cores", r.command.otherCpuCores() >= 0
                               ? number(r.command.otherCpuCores())
                               : json(nullptr)},
+      {"cpu_wait_share", r.command.cpuWaitShare() >= 0
+                             ? number(r.command.cpuWaitShare())
+                             : json(nullptr)},
       {"measured", r.measured},
       {"disturbed", r.disturbed}};
   if (state.plan.speedup())
@@ -198,6 +201,13 @@ json groupJson(const GroupAnalysis &g) {
                                       ? number(g.targetWorkNsPerCall)
                                       : json(nullptr)},
       {"held_share", g.heldShare >= 0 ? number(g.heldShare) : json(nullptr)},
+      {"cpu_wait_share",
+       {{"undelayed", g.cpuWaitShareUndelayed >= 0
+                          ? number(g.cpuWaitShareUndelayed)
+                          : json(nullptr)},
+        {"delayed", g.cpuWaitShareDelayed >= 0 ? number(g.cpuWaitShareDelayed)
+                                               : json(nullptr)}}},
+      {"took_turns", g.tookTurns},
       {"levels", levels},
       {"fit",
        {{"line", report::line(g.line, "slope")},
@@ -320,7 +330,10 @@ std::string renderSweepJson(const SweepState &state,
         {"controls",
          {{"unarmed_throughput", summary(analysis->unarmedThroughput)},
           {"unarmed_time_per_unit_ns", summary(analysis->unarmedTimePerUnitNs)},
-          {"noise_percent", number(analysis->noisePercent)}}},
+          {"noise_percent", number(analysis->noisePercent)},
+          {"unarmed_cpu_wait_share", analysis->unarmedCpuWaitShare >= 0
+                                         ? number(analysis->unarmedCpuWaitShare)
+                                         : json(nullptr)}}},
         {"groups", groupStats},
         {"ranking", ranking},
         {"answer", analysis->answer}};

@@ -163,7 +163,9 @@ void recordSizing(SweepState &state, const SweepAnalysis &analysis) {
 void adviseUnsettled(const SweepState &state, SweepAnalysis &analysis) {
   const SweepOptions &o = state.options;
   for (GroupAnalysis &g : analysis.groups) {
-    if (g.shape != Shape::Inconclusive)
+    // Threads that took turns for a CPU are the machine's doing, which more
+    // runs would measure again: its verdict says so already.
+    if (g.shape != Shape::Inconclusive || g.tookTurns)
       continue;
     if (state.stop == stopReasonName(StopReason::Budget))
       g.verdict += fmt::format("; the {} budget ran out before it settled: "

@@ -366,6 +366,25 @@ void warnIfMachineBusy(SweepState &state) {
   }
 }
 
+void warnWhereThreadsTookTurns(SweepState &state,
+                               const SweepAnalysis &analysis) {
+  for (const GroupAnalysis &g : analysis.groups) {
+    if (!g.tookTurns)
+      continue;
+    state.warnings.push_back(fmt::format(
+        "{}: the program's threads took turns for a CPU while it was delayed "
+        "(some thread waited for one {:.0f}% of the time at one of its "
+        "delays, {:.0f}% without delay): other processes, a scheduler that "
+        "stacks threads on fewer CPUs (a guest kernel packing its vCPUs) or a "
+        "load perfctl cannot see; a spinning delay then takes a CPU from the "
+        "threads beside it and hides their slack{}",
+        g.name, 100 * g.cpuWaitShareDelayed, 100 * g.cpuWaitShareUndelayed,
+        g.shape == Shape::Inconclusive ? ", so its answer is inconclusive"
+                                       : ""));
+    fmt::print(stderr, "perfctl: warning: {}\n", state.warnings.back());
+  }
+}
+
 MachineUse machineUseOf(const std::vector<RunRecord> &records) {
   MachineUse use;
   use.cpus = usableCpus();
@@ -416,6 +435,7 @@ std::vector<RunPoint> pointsOf(const SweepState &state) {
     p.targetWorkNsPerCall = record.targetWorkNsPerCall;
     p.targetHeldShare = record.targetHeldShare;
     p.mutexWaitShare = record.outcome.mutexWaitShare;
+    p.cpuWaitShare = record.command.cpuWaitShare();
     points.push_back(p);
   }
   return points;

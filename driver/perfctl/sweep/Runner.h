@@ -124,6 +124,11 @@ int runSweep(SweepState &state);
 /// the sweep's runs needed; once, after the last run.
 void warnIfMachineBusy(SweepState &state);
 
+/// Warns (state.warnings and stderr) for each group whose threads took
+/// turns for a CPU while it was delayed (GroupAnalysis::tookTurns).
+void warnWhereThreadsTookTurns(SweepState &state,
+                               const SweepAnalysis &analysis);
+
 /// The successful runs, as the analysis takes them.
 std::vector<RunPoint> pointsOf(const SweepState &state);
 /// The successful runs of a speedup sweep, as its analysis takes them.

@@ -89,6 +89,9 @@ Settled isSettled(const GroupAnalysis &group, double targetWidth) {
   Settled s;
   if (group.shape == Shape::Inconclusive) {
     s.why = group.evidence.empty() ? "inconclusive" : group.evidence.back();
+    // Threads that took turns for a CPU at its delays are the machine's
+    // doing: more runs on it measure the same again.
+    s.settled = group.tookTurns;
     return s;
   }
   double width = group.passThrough.ci.width();

@@ -78,7 +78,9 @@ constexpr double KneeSettledShare = 2.0;
 /// Settled: a shape other than inconclusive with a pass-through interval
 /// at most \p targetWidth wide, a threshold whose knee is pinned down
 /// (KneeSettledShare), and a loss modelled through its call rate whose
-/// largest estimate is narrow (LossSettledPoints).
+/// largest estimate is narrow (LossSettledPoints); and an inconclusive
+/// group whose threads took turns for a CPU at its delays (tookTurns: more
+/// runs would measure the machine's doing again).
 Settled isSettled(const GroupAnalysis &group, double targetWidth);
 
 /// What stopped an adaptive sweep.

@@ -402,6 +402,7 @@ int perfcc::perfctl::runSweepCommand(SweepArgs &args) {
                                         pointsOf(state), o.analysis);
   recordSizing(state, analysis);
   adviseUnsettled(state, analysis);
+  warnWhereThreadsTookTurns(state, analysis);
   if (args.crossCheck == "auto") {
     double elapsedS =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)

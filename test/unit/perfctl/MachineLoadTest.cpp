@@ -18,6 +18,7 @@
 #include <chrono>
 #include <csignal>
 #include <optional>
+#include <sched.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -107,6 +108,55 @@ TEST(MachineLoad, ASpinningThreadBesideTheRunIsOtherLoad) {
   // One core spun throughout; /proc/stat ticks at 10 ms, so allow for a
   // few ticks either side of a ~0.3 s run.
   EXPECT_GT(result.otherCpuCores(), 0.6);
+}
+
+TEST(MachineLoad, ParsesTheCpuPressureSomeTotal) {
+  std::optional<double> ns =
+      parseCpuPressureNs("some avg10=1.50 avg60=0.20 avg300=0.00 total=12345\n"
+                         "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n");
+  ASSERT_TRUE(ns);
+  EXPECT_DOUBLE_EQ(*ns, 12345e3);
+  // Older kernels have no "full" line for the CPU.
+  EXPECT_EQ(parseCpuPressureNs("some avg10=0 avg60=0 avg300=0 total=7"), 7e3);
+}
+
+TEST(MachineLoad, RefusesWhatIsNotCpuPressure) {
+  EXPECT_FALSE(parseCpuPressureNs(""));
+  EXPECT_FALSE(parseCpuPressureNs("full avg10=0 avg60=0 avg300=0 total=7\n"));
+  EXPECT_FALSE(parseCpuPressureNs("some avg10=0 avg60=0 avg300=0\n"));
+  EXPECT_FALSE(parseCpuPressureNs("some avg10=0 total=x\n"));
+  EXPECT_FALSE(parseCpuPressureNs("some avg10=0 total=12y\n"));
+  EXPECT_FALSE(parseCpuPressureNs("awesome avg10=0 total=12\n"));
+}
+
+TEST(MachineLoad, ThreadsTakingTurnsForOneCpuArePressure) {
+  if (!machineCpuPressureNs())
+    GTEST_SKIP() << "this kernel keeps no CPU pressure (/proc/pressure/cpu)";
+  // Two threads spinning on one CPU take turns: one of them waits all the
+  // time, which is what a sweep must see when a program's threads that ran
+  // side by side are stacked on one CPU.
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(sched_getcpu(), &one);
+  std::atomic<bool> stop{false};
+  auto spin = [&] {
+    sched_setaffinity(0, sizeof one, &one);
+    while (!stop.load(std::memory_order_relaxed)) {
+    }
+  };
+  std::optional<double> before = machineCpuPressureNs();
+  auto start = std::chrono::steady_clock::now();
+  std::thread a(spin), b(spin);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  stop = true;
+  a.join();
+  b.join();
+  double wallNs = std::chrono::duration<double, std::nano>(
+                      std::chrono::steady_clock::now() - start)
+                      .count();
+  std::optional<double> after = machineCpuPressureNs();
+  ASSERT_TRUE(before && after);
+  EXPECT_GT((*after - *before) / wallNs, 0.5);
 }
 
 TEST(OtherProcesses, ReadsCpuTimeAfterANameWithSpacesAndParentheses) {

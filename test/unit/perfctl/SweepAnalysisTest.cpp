@@ -595,3 +595,77 @@ TEST(Caveat, SlackBesideAContendedMutexSaysToCrossCheck) {
   EXPECT_EQ(onThePath.verdict.find("--speedup"), std::string::npos)
       << onThePath.verdict;
 }
+
+namespace {
+
+/// One group's sweep whose runs say how long some thread waited for a CPU:
+/// \p undelayed in the runs without delay (and the unarmed ones),
+/// \p delayed in the others (-1: the kernel did not say).
+SweepAnalysis analyzeWithCpuWait(const std::function<double(double)> &model,
+                                 double undelayed, double delayed) {
+  std::vector<RunPoint> points;
+  addGroup(points, 0, kFine, 5, model, 0.01, 7);
+  addUnarmed(points, 5, 100000, 0.01, 8);
+  for (RunPoint &p : points)
+    p.cpuWaitShare = p.delayNs ? delayed : undelayed;
+  AnalysisSettings settings;
+  settings.resamples = 1000;
+  return analyzeSweep({"g"}, {"g.targets"}, kFine, points, settings);
+}
+
+} // namespace
+
+TEST(TakingTurns, ALineMeasuredWhileTheThreadsTookTurnsIsInconclusive) {
+  // A spinning delay beside a thread that lost its CPU to it: the line may
+  // be the machine's (CI: a short thread with slack read linear, +9.2%
+  // against a real +1.9%, while a guest kernel stacked the two threads).
+  SweepAnalysis a =
+      analyzeWithCpuWait([](double x) { return 100000 + x; }, 0.05, 0.6);
+  const GroupAnalysis &g = a.groups[0];
+  EXPECT_TRUE(g.tookTurns);
+  EXPECT_EQ(g.shape, Shape::Inconclusive);
+  EXPECT_NEAR(g.cpuWaitShareUndelayed, 0.05, 1e-12);
+  EXPECT_NEAR(g.cpuWaitShareDelayed, 0.6, 1e-12);
+  EXPECT_NE(g.evidence.back().find("took turns for a CPU"), std::string::npos)
+      << g.evidence.back();
+  EXPECT_NE(g.evidence.back().find("60%"), std::string::npos);
+  for (const Extrapolation &e : g.extrapolations)
+    EXPECT_FALSE(e.valid);
+  EXPECT_EQ(a.unarmedCpuWaitShare, 0.05);
+}
+
+TEST(TakingTurns, ThreadsThatAlwaysShareCpusKeepTheirLine) {
+  // More threads than CPUs in the program as it runs: they wait as much
+  // without delay, and the line is the program's.
+  SweepAnalysis a =
+      analyzeWithCpuWait([](double x) { return 100000 + x; }, 0.85, 0.9);
+  EXPECT_FALSE(a.groups[0].tookTurns);
+  EXPECT_EQ(a.groups[0].shape, Shape::Linear);
+}
+
+TEST(TakingTurns, AThresholdStaysWithItsSlackAtLeast) {
+  // Taking turns hides slack, never makes it: a knee still shows slack,
+  // the least there is.
+  SweepAnalysis a = analyzeWithCpuWait(
+      [](double x) { return 100000 + std::max(0.0, x - 15000); }, 0.05, 0.5);
+  const GroupAnalysis &g = a.groups[0];
+  EXPECT_TRUE(g.tookTurns);
+  EXPECT_EQ(g.shape, Shape::Threshold);
+  EXPECT_NE(g.evidence.back().find("may be larger"), std::string::npos);
+}
+
+TEST(TakingTurns, NothingChangesWhereTheKernelDoesNotSay) {
+  SweepAnalysis a =
+      analyzeWithCpuWait([](double x) { return 100000 + x; }, -1, -1);
+  EXPECT_FALSE(a.groups[0].tookTurns);
+  EXPECT_EQ(a.groups[0].shape, Shape::Linear);
+  EXPECT_EQ(a.groups[0].cpuWaitShareDelayed, -1);
+  EXPECT_EQ(a.unarmedCpuWaitShare, -1);
+}
+
+TEST(TakingTurns, AFewPercentMoreWaitingIsNotTakingTurns) {
+  SweepAnalysis a =
+      analyzeWithCpuWait([](double x) { return 100000 + x; }, 0.05, 0.15);
+  EXPECT_FALSE(a.groups[0].tookTurns);
+  EXPECT_EQ(a.groups[0].shape, Shape::Linear);
+}
