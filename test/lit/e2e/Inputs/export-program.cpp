@@ -30,8 +30,12 @@ __attribute__((noinline)) int depth(int n) {
   }
   int below = depth(n - 1);
   // Work after the call: no tail call for the optimizer to turn into a
-  // loop (clang 19 does, at -O1, with `return depth(n - 1) + 1`).
-  sink = sink + unsigned(below);
+  // loop (clang 19 does, at -O1, with `return depth(n - 1) + 1`), and
+  // self time of its own: a frame with none has no folded line, and a
+  // frame with a few ns of it reads 0 now and then on a clock that steps
+  // 10 ns (CI's llvm19 suite once missed main;depth that way).
+  for (int k = 0; k < 1000; ++k)
+    sink = sink + unsigned(below + k);
   return below + 1;
 }
 
