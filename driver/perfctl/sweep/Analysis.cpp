@@ -137,8 +137,8 @@ void distrustASlopeFromTakingTurns(GroupAnalysis &g) {
     return;
   std::string waited = fmt::format(
       "its threads took turns for a CPU while it was delayed: some thread was "
-      "ready to run with no CPU to run on {:.0f}% of the time at one of its "
-      "delays, against {:.0f}% without delay (/proc/pressure/cpu)",
+      "ready to run with no CPU to run on {:.0f}% of the time in its delayed "
+      "runs, against {:.0f}% without delay (/proc/pressure/cpu)",
       100 * g.cpuWaitShareDelayed, 100 * g.cpuWaitShareUndelayed);
   if (g.shape == Shape::Linear || g.shape == Shape::SubLinear) {
     g.shape = Shape::Inconclusive;
@@ -582,6 +582,7 @@ SweepAnalysis analyzeSweep(const std::vector<std::string> &groupNames,
     std::vector<double> callsPerUnit, nsPerCall, workPerCall;
     std::vector<CallRateRun> callRateRuns;
     std::vector<double> mutexWait, held;
+    std::vector<RunPoint> delayedRuns;
     for (std::uint64_t delay : delays) {
       std::vector<RunPoint> runs;
       for (const RunPoint &p : points)
@@ -632,17 +633,24 @@ SweepAnalysis analyzeSweep(const std::vector<std::string> &groupNames,
       }
       levelX.push_back(s.delayPerUnitNs);
       g.levels.push_back(s);
-      double wait = knownCpuWaitShare(runs);
       if (!delay)
-        g.cpuWaitShareUndelayed = wait;
+        g.cpuWaitShareUndelayed = knownCpuWaitShare(runs);
       else
-        g.cpuWaitShareDelayed = std::max(g.cpuWaitShareDelayed, wait);
+        delayedRuns.insert(delayedRuns.end(), runs.begin(), runs.end());
     }
+    // Over all its delayed runs: stacked threads wait at every delay, while
+    // a passing blip (a short run beside another process starting) moves
+    // one delay's few runs (a single-threaded stand-in once read 23% at one
+    // delay, 0% without).
+    g.cpuWaitShareDelayed = knownCpuWaitShare(delayedRuns);
+    double delayedWallNs =
+        delayedRuns.empty() ? 0 : medianOf(delayedRuns, &RunPoint::wallNs);
     if (g.cpuWaitShareUndelayed < 0)
       g.cpuWaitShareUndelayed = a.unarmedCpuWaitShare;
-    g.tookTurns =
-        g.cpuWaitShareUndelayed >= 0 && g.cpuWaitShareDelayed >= 0 &&
-        g.cpuWaitShareDelayed - g.cpuWaitShareUndelayed >= TookTurnsShare;
+    g.tookTurns = g.cpuWaitShareUndelayed >= 0 && g.cpuWaitShareDelayed >= 0 &&
+                  delayedWallNs > 0 &&
+                  g.cpuWaitShareDelayed - g.cpuWaitShareUndelayed >=
+                      TookTurnsShare + TurnsBlipNs / delayedWallNs;
     g.callsPerUnit = callsPerUnit.empty()
                          ? 0
                          : double(settings.frequency) * median(callsPerUnit);

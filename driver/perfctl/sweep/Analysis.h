@@ -47,18 +47,26 @@ struct RunPoint {
   /// The share of the run during which some thread on the machine waited
   /// for a CPU (CommandResult::cpuWaitShare), or -1 when unknown.
   double cpuWaitShare = -1;
+  double wallNs = 0; ///< the run's wall time
 };
 
 /// A group whose delayed runs' threads waited for a CPU this share of the
-/// run more than its runs without delay (at any one delay, by the median
-/// of its repeats) took turns for a CPU that they did not take in the
-/// program as it runs: a spinning delay beside a thread with its own CPU
-/// then costs that thread time, and slack reads as a line. Seen on a guest
-/// kernel that stacks tasks onto fewer vCPUs, with no other process
-/// running (CI measured a short thread with slack as linear, +9.2% against
-/// a real +1.9%, three times in a row). Threads that each have a CPU wait
-/// a few percent of the run (a thread woken waits a moment for it).
+/// run more than its runs without delay (medians over each) took turns for a
+/// CPU that they did not take in the program as it runs: a spinning delay
+/// beside a thread with its own CPU then costs that thread time, and slack
+/// reads as a line. Seen on a guest kernel that stacks tasks onto fewer vCPUs,
+/// with no other process running (CI measured a short thread with slack as
+/// linear, +9.2% against a real +1.9%, three times in a row). Threads that each
+/// have a CPU wait a few percent of the run (a thread woken waits a moment for
+/// it).
 constexpr double TookTurnsShare = 0.2;
+
+/// What a passing blip of waiting can add to one run, in ns (another
+/// process starting beside it, a kernel worker): the rise in the share
+/// must also clear this over the delayed runs' median wall time, or a
+/// sweep of short runs would read a blip as taking turns (a
+/// single-threaded stand-in, 28 ms runs, read 0 to 15% run to run).
+constexpr double TurnsBlipNs = 20e6;
 
 /// A group whose threads waited for a mutex this share of the run or more
 /// (summed over threads) runs beside a contended mutex: a slack verdict
@@ -191,12 +199,12 @@ struct GroupAnalysis {
   /// The median share of the run its armed zero-delay runs' threads waited
   /// for a mutex (RunPoint::mutexWaitShare).
   double mutexWaitShare = 0;
-  /// The median share of the run some thread waited for a CPU, in its runs
-  /// without delay (the unarmed runs' where it has none) and at its delay
-  /// where that share was largest; -1 when the kernel does not say.
+  /// The median share of the run some thread waited for a CPU, over its
+  /// runs without delay (the unarmed runs' where it has none) and over its
+  /// delayed runs; -1 when the kernel does not say.
   double cpuWaitShareUndelayed = -1;
   double cpuWaitShareDelayed = -1;
-  /// Its threads took turns for a CPU at some delay (TookTurnsShare): a
+  /// Its threads took turns for a CPU while delayed (TookTurnsShare): a
   /// slope may be the machine's, not the program's.
   bool tookTurns = false;
   /// The unarmed control's median time per unit of work: the program as it

@@ -373,8 +373,8 @@ void warnWhereThreadsTookTurns(SweepState &state,
       continue;
     state.warnings.push_back(fmt::format(
         "{}: the program's threads took turns for a CPU while it was delayed "
-        "(some thread waited for one {:.0f}% of the time at one of its "
-        "delays, {:.0f}% without delay): other processes, a scheduler that "
+        "(some thread waited for one {:.0f}% of the time in its delayed runs, "
+        "{:.0f}% without delay): other processes, a scheduler that "
         "stacks threads on fewer CPUs (a guest kernel packing its vCPUs) or a "
         "load perfctl cannot see; a spinning delay then takes a CPU from the "
         "threads beside it and hides their slack{}",
@@ -436,6 +436,7 @@ std::vector<RunPoint> pointsOf(const SweepState &state) {
     p.targetHeldShare = record.targetHeldShare;
     p.mutexWaitShare = record.outcome.mutexWaitShare;
     p.cpuWaitShare = record.command.cpuWaitShare();
+    p.wallNs = record.command.wallNs;
     points.push_back(p);
   }
   return points;

@@ -600,14 +600,18 @@ namespace {
 
 /// One group's sweep whose runs say how long some thread waited for a CPU:
 /// \p undelayed in the runs without delay (and the unarmed ones),
-/// \p delayed in the others (-1: the kernel did not say).
+/// \p delayed in the others (-1: the kernel did not say); each run takes
+/// \p wallNs.
 SweepAnalysis analyzeWithCpuWait(const std::function<double(double)> &model,
-                                 double undelayed, double delayed) {
+                                 double undelayed, double delayed,
+                                 double wallNs = 250e6) {
   std::vector<RunPoint> points;
   addGroup(points, 0, kFine, 5, model, 0.01, 7);
   addUnarmed(points, 5, 100000, 0.01, 8);
-  for (RunPoint &p : points)
+  for (RunPoint &p : points) {
     p.cpuWaitShare = p.delayNs ? delayed : undelayed;
+    p.wallNs = wallNs;
+  }
   AnalysisSettings settings;
   settings.resamples = 1000;
   return analyzeSweep({"g"}, {"g.targets"}, kFine, points, settings);
@@ -661,6 +665,18 @@ TEST(TakingTurns, NothingChangesWhereTheKernelDoesNotSay) {
   EXPECT_EQ(a.groups[0].shape, Shape::Linear);
   EXPECT_EQ(a.groups[0].cpuWaitShareDelayed, -1);
   EXPECT_EQ(a.unarmedCpuWaitShare, -1);
+}
+
+TEST(TakingTurns, ABlipOnShortRunsIsNotTakingTurns) {
+  // 30 ms runs: 25 points more waiting is 7.5 ms, what another process
+  // starting beside a run can make; 70 points is not.
+  SweepAnalysis blip =
+      analyzeWithCpuWait([](double x) { return 100000 + x; }, 0.0, 0.25, 30e6);
+  EXPECT_FALSE(blip.groups[0].tookTurns);
+  EXPECT_EQ(blip.groups[0].shape, Shape::Linear);
+  SweepAnalysis turns =
+      analyzeWithCpuWait([](double x) { return 100000 + x; }, 0.0, 0.9, 30e6);
+  EXPECT_TRUE(turns.groups[0].tookTurns);
 }
 
 TEST(TakingTurns, AFewPercentMoreWaitingIsNotTakingTurns) {
