@@ -131,7 +131,10 @@ def bump_predictions(doc, percents):
     by = {e["percent"]: e for e in g["extrapolation"] if e.get("percent")}
     gains = [by[p]["gain_percent"]["value"] if p in by and by[p]["valid"]
              else None for p in percents]
-    return gains, g["shape"]
+    # Threads that took turns for a CPU while it was delayed (perfctl's
+    # took_turns): the shape is the machine's as much as the program's.
+    return gains, g["shape"] + (" (threads took turns)"
+                                if g.get("took_turns") else "")
 
 
 def speedup_predictions(doc, percents):
