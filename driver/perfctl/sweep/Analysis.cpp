@@ -131,7 +131,7 @@ void crossCheckALossThroughACallRate(GroupAnalysis &g) {
 /// slope says as much about the machine as about the program. A line (or a
 /// partial one) is then not evidence of the critical path; a threshold or
 /// none still is evidence of slack (taking turns can only hide it, so
-/// their slack is the least there is).
+/// their slack is the least there is); other shapes get the fact alone.
 void distrustASlopeFromTakingTurns(GroupAnalysis &g) {
   if (!g.tookTurns)
     return;
@@ -148,9 +148,11 @@ void distrustASlopeFromTakingTurns(GroupAnalysis &g) {
         "so the slope may be the machine's (a scheduler that stacked the "
         "threads on fewer CPUs, or a load perfctl could not see) and slack "
         "beside them would not show; rerun on a quiet machine");
-  } else {
+  } else if (g.shape == Shape::Threshold || g.shape == Shape::None) {
     g.evidence.push_back(waited + "; slack beside them may be larger than "
                                   "it reads");
+  } else {
+    g.evidence.push_back(waited);
   }
 }
 

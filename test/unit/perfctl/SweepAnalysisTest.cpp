@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <random>
@@ -684,4 +685,20 @@ TEST(TakingTurns, AFewPercentMoreWaitingIsNotTakingTurns) {
       analyzeWithCpuWait([](double x) { return 100000 + x; }, 0.05, 0.15);
   EXPECT_FALSE(a.groups[0].tookTurns);
   EXPECT_EQ(a.groups[0].shape, Shape::Linear);
+}
+
+TEST(TakingTurns, ALossKeepsItsShapeAndSaysOnlyTheFact) {
+  // Slowing it down speeds the program up: taking turns does not make
+  // that, and a caveat about slack would not fit a loss.
+  SweepAnalysis a = analyzeWithCpuWait(
+      [](double x) { return std::max(50000.0, 100000 - 0.5 * x); }, 0.05, 0.6);
+  const GroupAnalysis &g = a.groups[0];
+  EXPECT_TRUE(g.tookTurns);
+  EXPECT_EQ(g.shape, Shape::Negative);
+  auto said = std::find_if(
+      g.evidence.begin(), g.evidence.end(), [](const std::string &line) {
+        return line.find("took turns for a CPU") != std::string::npos;
+      });
+  ASSERT_NE(said, g.evidence.end());
+  EXPECT_EQ(said->find("slack"), std::string::npos) << *said;
 }
