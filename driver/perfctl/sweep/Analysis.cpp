@@ -193,6 +193,18 @@ const char *const HeldMutexCrossCheckAdvice =
     "bottleneck: the gains extrapolated are the most it could give, "
     "cross-check with --speedup";
 
+const char *slopeSourceName(SlopeSource source) {
+  switch (source) {
+  case SlopeSource::Line:
+    return "line";
+  case SlopeSource::BeforeKnee:
+    return "before_knee";
+  case SlopeSource::NearNoDelay:
+    return "near_no_delay";
+  }
+  return "?";
+}
+
 const char *shapeName(Shape shape) {
   switch (shape) {
   case Shape::None:
@@ -217,6 +229,8 @@ void classify(GroupAnalysis &g, const AnalysisSettings &settings) {
   int percent = int(std::lround(settings.confidence * 100));
   g.evidence.clear();
   g.passThrough = {line.slope, line.slopeCI};
+  g.slopeSource = SlopeSource::Line;
+  g.kneeNsPerCall = NaN;
   if (!line.ok || g.levels.size() < 2) {
     g.shape = Shape::Inconclusive;
     g.evidence.push_back("too few runs to fit: a line needs at least three "
@@ -241,6 +255,13 @@ void classify(GroupAnalysis &g, const AnalysisSettings &settings) {
       formatDuration(xMax), 100 * xMax / y0, formatDuration(y0),
       100 * line.slope * xMax / y0, 100 * hi * xMax / y0, g.noisePercent));
 
+  // The function's own work per unit, as a share of the time per unit:
+  // what a slope is worth (0 when the runtime did not say).
+  double perCall =
+      g.targetWorkNsPerCall > 0 ? g.targetWorkNsPerCall : g.targetNsPerCall;
+  double share = g.callsPerUnit > 0 && perCall > 0 && y0 > 0
+                     ? g.callsPerUnit * perCall / y0
+                     : 0;
   const HingeTest &h = g.hinge;
   double firstDelay = g.levels.size() > 1 ? g.levels[1].delayPerUnitNs : 0;
   if (h.ok)
@@ -293,6 +314,33 @@ void classify(GroupAnalysis &g, const AnalysisSettings &settings) {
   // stretch (a baseline that came out slow, a first delay that came out
   // fast) under a curve that rises from the start.
   bool flat = g.flatPart.ok && g.flatPart.slopeCI.hi < settings.flatCeiling;
+  // A knee with a rise before it: the stretch before the knee climbs, less
+  // steeply than past it, and by enough to matter (its slope over the
+  // function's share of the time per unit worth the material effect): two
+  // threads joined each round, where a busier thread beside the longer one
+  // costs a little before it is the longer one. Not slack, however gentle
+  // the rise, and not the line through both stretches either: that line's
+  // slope is mostly the steep part's, and would promise a speedup far more
+  // than the gentle stretch it starts from gives.
+  const LinearFit &before = g.flatPart;
+  if (significant && before.ok && before.slopeCI.lo > 0 &&
+      before.slope * share >= settings.materialEffect &&
+      before.slopeCI.hi < h.slopeCI.lo) {
+    g.shape = Shape::SubLinear;
+    g.slopeSource = SlopeSource::BeforeKnee;
+    g.passThrough = {before.slope, before.slopeCI};
+    g.kneeNsPerCall = g.callsPerUnit > 0 ? h.fit.knee / g.callsPerUnit : NaN;
+    g.evidence.push_back(fmt::format(
+        "sub-linear: a knee at {} per unit of work ({} per call), past which "
+        "each delay counts (slope {:.3f}); before it the time rises too, at "
+        "slope {:.3f}, {}% CI [{:.3f}, {:.3f}] (not flat, so no slack): near "
+        "no delay part of each delay counts, and a speedup is predicted from "
+        "that stretch",
+        formatDuration(h.fit.knee), formatDuration(g.kneeNsPerCall),
+        h.fit.slope, before.slope, percent, before.slopeCI.lo,
+        before.slopeCI.hi));
+    return;
+  }
   if (significant && !flat) {
     g.shape = Shape::Inconclusive;
     g.evidence.push_back(fmt::format(
@@ -326,13 +374,6 @@ void classify(GroupAnalysis &g, const AnalysisSettings &settings) {
         hi - lo, settings.maxWidth, g.noisePercent, 100 * xMax / y0));
     return;
   }
-  // The function's own work per unit, as a share of the time per unit:
-  // what a slope is worth (0 when the runtime did not say).
-  double perCall =
-      g.targetWorkNsPerCall > 0 ? g.targetWorkNsPerCall : g.targetNsPerCall;
-  double share = g.callsPerUnit > 0 && perCall > 0 && y0 > 0
-                     ? g.callsPerUnit * perCall / y0
-                     : 0;
   // Below zero, narrow enough to trust (a wide interval that misses 0 is
   // what noise gives one time in twenty) and material: a pass-through of at
   // least the none ceiling below 0, or one that, over the function's share
@@ -352,6 +393,39 @@ void classify(GroupAnalysis &g, const AnalysisSettings &settings) {
                           "time per unit worth {:.1f}% if it took no time",
                           100 * share, -100 * line.slope * share)
             : std::string()));
+    return;
+  }
+  // A curve that steepens with delay: the runs at the smaller delays show a
+  // slope whose interval lies below the line's, so the line through every
+  // delay takes its slope mostly from the larger ones, and would promise
+  // more than a speedup (which starts from no delay) gives. The stretch
+  // near no delay is then the answer, a wider but unbiased one. (On a curve
+  // that is a line, that stretch has the line's slope, and this happens
+  // only as often as an interval misses the truth.)
+  const LinearFit &near = g.nearPart;
+  if (lo > 0 && near.ok && near.n < line.n && near.slopeCI.hi < line.slope) {
+    g.slopeSource = SlopeSource::NearNoDelay;
+    g.passThrough = {near.slope, near.slopeCI};
+    std::string steepens = fmt::format(
+        "the curve steepens with delay: up to {} per unit of work the slope "
+        "is {:.3f}, {}% CI [{:.3f}, {:.3f}], below the line's {:.3f}",
+        formatDuration(g.nearPartUpToNs), near.slope, percent, near.slopeCI.lo,
+        near.slopeCI.hi, line.slope);
+    if (near.slopeCI.lo > 0) {
+      g.shape = near.slopeCI.hi >= settings.linearFloor ? Shape::Linear
+                                                        : Shape::SubLinear;
+      g.evidence.push_back(fmt::format(
+          "{}: {}; a speedup starts from no delay, so the pass-through and "
+          "the speedups predicted are that stretch's",
+          shapeName(g.shape), steepens));
+    } else {
+      g.shape = Shape::Inconclusive;
+      g.evidence.push_back(fmt::format(
+          "inconclusive: {}, and cannot be told from 0 there: the line "
+          "through every delay would promise a speedup the stretch near no "
+          "delay does not show; more repeats will tell",
+          steepens));
+    }
     return;
   }
   if (lo > 0) {
@@ -510,10 +584,28 @@ void extrapolate(GroupAnalysis &g, const AnalysisSettings &settings,
         return saved < y0 ? 100 * (y0 / (y0 - saved) - 1) : NaN;
       };
       double inf = std::numeric_limits<double>::infinity();
-      e.gainPercent = {gain(g.line.slope, g.slackElsewhereNs),
-                       {gain(g.line.slopeCI.lo, g.slackElsewhereCI.lo),
-                        gain(g.line.slopeCI.hi, inf)}};
+      // A speedup starts from no delay: past a knee, from the stretch
+      // before it.
+      const LinearFit &fit =
+          g.slopeSource == SlopeSource::BeforeKnee    ? g.flatPart
+          : g.slopeSource == SlopeSource::NearNoDelay ? g.nearPart
+                                                      : g.line;
+      e.gainPercent = {gain(fit.slope, g.slackElsewhereNs),
+                       {gain(fit.slopeCI.lo, g.slackElsewhereCI.lo),
+                        gain(fit.slopeCI.hi, inf)}};
       std::vector<std::string> notes;
+      if (g.slopeSource != SlopeSource::Line) {
+        // The curve steepens with delay (that is why this stretch was
+        // chosen), and on such a curve a speedup gains no more than the
+        // same slow-down loses, however much less: the stretch's gain is
+        // the most, and the interval reaches down to nothing.
+        e.gainPercent.ci.lo = std::min(e.gainPercent.ci.lo, 0.0);
+        notes.push_back(fmt::format(
+            "from the stretch {} (the curve steepens with delay): the most "
+            "it would gain, down to nothing",
+            g.slopeSource == SlopeSource::BeforeKnee ? "before the knee"
+                                                     : "near no delay"));
+      }
       if (g.shape == Shape::Negative && g.callRate.applies) {
         // The line sees only the slow-down side of a loss that steepens as
         // the calls come faster; it stays as the loss's lower end.
@@ -536,9 +628,8 @@ void extrapolate(GroupAnalysis &g, const AnalysisSettings &settings,
             "{} at {} saved per unit of work ({}% CI [{}, {}]), the slack {} "
             "showed: past it {} is the bottleneck (a lower bound of the "
             "slack: the upper end is the line's)",
-            e.gainPercent.value < gain(g.line.slope, inf)
-                ? "capped"
-                : "its lower end capped",
+            e.gainPercent.value < gain(fit.slope, inf) ? "capped"
+                                                       : "its lower end capped",
             formatDuration(g.slackElsewhereNs), int(std::lround(100 * conf)),
             formatDuration(g.slackElsewhereCI.lo),
             formatDuration(g.slackElsewhereCI.hi), g.slackElsewhereGroup,
@@ -694,6 +785,20 @@ SweepAnalysis analyzeSweep(const std::vector<std::string> &groupNames,
         }
       g.flatPart = fitLinear(flatX, flatY, conf);
     }
+    // No delay and the smaller half of the delays (at least two of them),
+    // where there are more delays than that.
+    std::size_t delayed = levelX.size() > 0 ? levelX.size() - 1 : 0;
+    if (ascending && delayed >= 3) {
+      double bound = levelX[std::max<std::size_t>(2, (delayed + 1) / 2)];
+      std::vector<double> nearX, nearY;
+      for (std::size_t i = 0; i < x.size(); ++i)
+        if (x[i] <= bound * (1 + 1e-9)) {
+          nearX.push_back(x[i]);
+          nearY.push_back(y[i]);
+        }
+      g.nearPart = fitLinear(nearX, nearY, conf);
+      g.nearPartUpToNs = bound;
+    }
     a.groups.push_back(std::move(g));
   }
   // Every group's hinge is a test: with several, correct for their number
@@ -748,10 +853,17 @@ SweepAnalysis analyzeSweep(const std::vector<std::string> &groupNames,
     case Shape::Linear:
       g.verdict =
           "on the critical path (linear), pass-through " + ratio(g.passThrough);
+      if (g.slopeSource == SlopeSource::NearNoDelay)
+        g.verdict += " near no delay, steeper past it";
       break;
     case Shape::SubLinear:
       g.verdict = "partly on the critical path (sub-linear), pass-through " +
                   ratio(g.passThrough);
+      if (g.slopeSource == SlopeSource::BeforeKnee)
+        g.verdict += fmt::format(" near no delay, fully past {} more per call",
+                                 formatDuration(g.kneeNsPerCall));
+      else if (g.slopeSource == SlopeSource::NearNoDelay)
+        g.verdict += " near no delay, steeper past it";
       break;
     case Shape::None:
       g.verdict =

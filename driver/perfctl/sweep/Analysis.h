@@ -108,6 +108,17 @@ struct AnalysisSettings {
 enum class Shape { None, Linear, SubLinear, Threshold, Negative, Inconclusive };
 const char *shapeName(Shape shape);
 
+/// Where a group's pass-through and predicted speedups come from. A speedup
+/// starts from no delay, so where the curve bends, the stretch nearest no
+/// delay says more about it than the line through every delay, whose slope
+/// the steepest stretch dominates.
+enum class SlopeSource {
+  Line,       ///< the line through all the runs
+  BeforeKnee, ///< a knee with a rise before it: the runs up to the knee
+  NearNoDelay ///< a curve that steepens: the runs at the smaller delays
+};
+const char *slopeSourceName(SlopeSource source);
+
 /// A point estimate and its interval.
 struct Estimate {
   double value = 0;
@@ -176,8 +187,15 @@ struct GroupAnalysis {
   LinearFit line;
   HingeTest hinge;
   /// The line over the runs at or below the hinge's knee: a threshold's
-  /// flat stretch must be shown flat.
+  /// flat stretch must be shown flat; a rising one is what a speedup is
+  /// predicted from (SlopeSource::BeforeKnee).
   LinearFit flatPart;
+  /// The line over the runs at no delay and the smaller half of the delays
+  /// (at least two): where it is shown less steep than the line through
+  /// every delay, the curve steepens, and a speedup is predicted from it
+  /// (SlopeSource::NearNoDelay).
+  LinearFit nearPart;
+  double nearPartUpToNs = 0; ///< its largest delay per unit of work
   /// The level the hinge's p-value must stay under: 1 - confidence for one
   /// group; with several, Holm's step-down level for this group's rank among
   /// the groups' tests (0 once a smaller p-value failed), so that the chance
@@ -188,9 +206,14 @@ struct GroupAnalysis {
   std::vector<std::string> evidence; ///< sentences with the numbers
   Estimate passThrough;      ///< the headline (past the knee for threshold)
   double slackNsPerCall = 0; ///< threshold: the knee in per-call delay
-  double noisePercent = 0;   ///< robust CV of the armed zero-delay runs
-  Estimate overheadPercent;  ///< armed zero delay against unarmed
-  double callsPerUnit = 0;   ///< calls of the targets per unit of work
+  /// Which fit the pass-through and the speedups asked are from. With
+  /// BeforeKnee (sub-linear: the time rose before the knee too, less steeply
+  /// than past it), kneeNsPerCall is where each delay starts to count fully.
+  SlopeSource slopeSource = SlopeSource::Line;
+  double kneeNsPerCall = std::numeric_limits<double>::quiet_NaN();
+  double noisePercent = 0;  ///< robust CV of the armed zero-delay runs
+  Estimate overheadPercent; ///< armed zero delay against unarmed
+  double callsPerUnit = 0;  ///< calls of the targets per unit of work
   double targetNsPerCall = -1;
   double targetWorkNsPerCall = -1; ///< own work a call, at delay 0
   /// Median over the armed runs of the share of the targets' own work done

@@ -192,6 +192,10 @@ json groupJson(const GroupAnalysis &g) {
       {"pass_through", estimate(g.passThrough)},
       {"slack_ns_per_call",
        g.shape == Shape::Threshold ? number(g.slackNsPerCall) : json(nullptr)},
+      {"knee_ns_per_call", g.slopeSource == SlopeSource::BeforeKnee
+                               ? number(g.kneeNsPerCall)
+                               : json(nullptr)},
+      {"predicted_from", slopeSourceName(g.slopeSource)},
       {"noise_percent", number(g.noisePercent)},
       {"overhead_percent", estimate(g.overheadPercent)},
       {"calls_per_unit", number(g.callsPerUnit)},
@@ -220,7 +224,11 @@ json groupJson(const GroupAnalysis &g) {
           {"slope_ci", interval(h.slopeCI)},
           {"sse", number(h.fit.sse)},
           {"f", number(h.fStatistic)},
-          {"p", number(h.pValue)}}}}},
+          {"p", number(h.pValue)}}},
+        {"before_knee",
+         g.flatPart.ok ? report::line(g.flatPart, "slope") : json(nullptr)},
+        {"near_no_delay",
+         g.nearPart.ok ? report::line(g.nearPart, "slope") : json(nullptr)}}},
       {"call_rate_model", callRateJson(g.callRate)},
       {"extrapolation", extrapolations},
       {"cross_check", crossCheckJson(g.crossCheck)}};

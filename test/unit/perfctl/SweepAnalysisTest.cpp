@@ -702,3 +702,137 @@ TEST(TakingTurns, ALossKeepsItsShapeAndSaysOnlyTheFact) {
   ASSERT_NE(said, g.evidence.end());
   EXPECT_EQ(said->find("slack"), std::string::npos) << *said;
 }
+
+TEST(Classify, AKneeWithARiseBeforeItIsSubLinearPredictedFromTheRise) {
+  // Two threads joined each round, the slowed one the shorter: each delay
+  // costs a quarter of itself until the slowed thread is the longer one,
+  // 30us per unit on, then all of it (examples/causal/two_threads.cpp read
+  // 0.15-0.34 before its knee on this project's 2-vCPU VM, 2026-11-29).
+  // The line through both stretches has a slope of about 0.7; a 10us
+  // speedup saves 2.5us per unit, not 7.
+  auto model = [](double x) {
+    return 100000 + 0.25 * std::min(x, 30000.0) + std::max(0.0, x - 30000);
+  };
+  const std::vector<std::uint64_t> ladder = {0,     5000,  10000, 20000,
+                                             40000, 60000, 80000};
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    SweepAnalysis a = analyzeOne(model, 0.005, seed, ladder, 9);
+    GroupAnalysis g = a.groups[0];
+    ASSERT_EQ(g.shape, Shape::SubLinear)
+        << "seed " << seed << ": " << g.evidence.back();
+    EXPECT_EQ(g.slopeSource, SlopeSource::BeforeKnee);
+    EXPECT_TRUE(g.passThrough.ci.contains(0.25))
+        << g.passThrough.ci.lo << " " << g.passThrough.ci.hi;
+    // The hinge's model is flat before its knee, so a rise there pulls the
+    // knee earlier: between the last delay before it and the knee itself.
+    EXPECT_GE(g.kneeNsPerCall, 20000);
+    EXPECT_LE(g.kneeNsPerCall, 32000);
+    EXPECT_NE(g.verdict.find("near no delay, fully past"), std::string::npos)
+        << g.verdict;
+    EXPECT_GT(g.line.slope, 0.5); // what the line alone would have promised
+    AnalysisSettings settings;
+    settings.speedupsNs = {10000};
+    extrapolate(g, settings, ladder);
+    const Extrapolation &e = g.extrapolations[0];
+    ASSERT_TRUE(e.valid);
+    double truth = 100 * (100000 / (100000 - 2500.0) - 1); // +2.6%
+    EXPECT_NEAR(e.gainPercent.value, truth, 1.0) << "seed " << seed;
+    EXPECT_TRUE(e.gainPercent.ci.lo <= truth && truth <= e.gainPercent.ci.hi)
+        << e.gainPercent.ci.lo << " " << e.gainPercent.ci.hi;
+  }
+}
+
+TEST(Classify, AKneeAfterAFlatStretchStaysAThreshold) {
+  // The same knee with nothing before it: slack, not a gentle rise.
+  auto model = [](double x) { return 100000 + std::max(0.0, x - 30000); };
+  const std::vector<std::uint64_t> ladder = {0,     5000,  10000, 20000,
+                                             40000, 60000, 80000};
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    SweepAnalysis a = analyzeOne(model, 0.005, seed, ladder, 9);
+    EXPECT_EQ(a.groups[0].shape, Shape::Threshold) << "seed " << seed;
+    EXPECT_EQ(a.groups[0].slopeSource, SlopeSource::Line);
+  }
+}
+
+TEST(Classify, ACurveThatSteepensIsPredictedFromNearNoDelay) {
+  // The line through every delay reads 0.75 [0.70, 0.80], the runs near no
+  // delay 0.20 [0.10, 0.30], and no hinge was tried (a knee the hinge test
+  // did not find, or too few delays for it): the curve steepens, so the
+  // answer is the stretch near no delay's, a partial pass-through whose
+  // speedups reach down to nothing, not the line's.
+  GroupAnalysis g;
+  g.name = "g";
+  for (double x : {0.0, 100e3, 200e3, 400e3, 800e3}) {
+    LevelStats level;
+    level.delayPerUnitNs = x;
+    level.timePerUnitNs.median = 1e6 + 0.75 * x;
+    g.levels.push_back(level);
+  }
+  g.line.ok = true;
+  g.line.n = 40;
+  g.line.slope = 0.75;
+  g.line.slopeCI = {0.70, 0.80};
+  g.nearPart.ok = true;
+  g.nearPart.n = 24;
+  g.nearPart.slope = 0.20;
+  g.nearPart.slopeCI = {0.10, 0.30};
+  g.nearPartUpToNs = 200e3;
+  g.callsPerUnit = 100;
+  g.targetNsPerCall = 2000;
+  g.unarmedTimePerUnitNs = 1e6;
+  AnalysisSettings settings;
+  classify(g, settings);
+  EXPECT_EQ(g.shape, Shape::SubLinear) << g.evidence.back();
+  EXPECT_EQ(g.slopeSource, SlopeSource::NearNoDelay);
+  EXPECT_DOUBLE_EQ(g.passThrough.value, 0.20);
+  EXPECT_NE(g.evidence.back().find("the curve steepens with delay"),
+            std::string::npos)
+      << g.evidence.back();
+  settings.speedupPercents = {50};
+  extrapolate(g, settings, {0, 1000, 2000, 4000, 8000});
+  const Extrapolation &e = g.extrapolations[0];
+  ASSERT_TRUE(e.valid) << e.note;
+  // 1us a call saved, 100 calls a unit, a fifth of it counting: 20us of 1ms.
+  EXPECT_NEAR(e.gainPercent.value, 100 * (1e6 / (1e6 - 20e3) - 1), 1e-6);
+  EXPECT_EQ(e.gainPercent.ci.lo, 0.0);
+  EXPECT_NE(e.note.find("the most it would gain"), std::string::npos) << e.note;
+
+  // Near no delay it cannot be told from 0: inconclusive, not the line.
+  g.nearPart.slopeCI = {-0.05, 0.45};
+  classify(g, settings);
+  EXPECT_EQ(g.shape, Shape::Inconclusive);
+  EXPECT_NE(g.evidence.back().find("cannot be told from 0"), std::string::npos)
+      << g.evidence.back();
+
+  // Where the stretch near no delay has the line's slope, the line stays.
+  g.nearPart.slopeCI = {0.6, 0.9};
+  classify(g, settings);
+  EXPECT_EQ(g.shape, Shape::Linear); // the line's interval reaches 0.8
+  EXPECT_EQ(g.slopeSource, SlopeSource::Line);
+}
+
+TEST(Classify, AGentlerBendBeforeASteepStretchIsPredictedFromBeforeIt) {
+  // Rising at half of each delay from the start and steeper as the delay
+  // grows: the hinge finds the bend, and the stretch before it (about 0.5
+  // to 0.6) is the answer, never the line's slope (about 1).
+  auto model = [](double x) { return 100000 + 0.5 * x + x * x / 160000; };
+  const std::vector<std::uint64_t> ladder = {0,     5000,  10000, 20000,
+                                             40000, 60000, 80000};
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    SweepAnalysis a = analyzeOne(model, 0.005, seed, ladder, 9);
+    GroupAnalysis g = a.groups[0];
+    EXPECT_NE(g.slopeSource, SlopeSource::Line)
+        << "seed " << seed << ": " << g.evidence.back();
+    EXPECT_GT(g.line.slope, 0.9);
+    EXPECT_LT(g.passThrough.value, 0.75) << "seed " << seed;
+    AnalysisSettings settings;
+    settings.speedupsNs = {10000};
+    extrapolate(g, settings, ladder);
+    const Extrapolation &e = g.extrapolations[0];
+    // The slope at no delay is 0.5: a 10us speedup saves 5us of 100us; the
+    // line would say about 10.
+    ASSERT_TRUE(e.valid);
+    EXPECT_LT(e.gainPercent.value, 7.5) << "seed " << seed;
+    EXPECT_LE(e.gainPercent.ci.lo, 100 * (100.0 / 95 - 1));
+  }
+}
