@@ -230,7 +230,6 @@ void classify(GroupAnalysis &g, const AnalysisSettings &settings) {
   g.evidence.clear();
   g.passThrough = {line.slope, line.slopeCI};
   g.slopeSource = SlopeSource::Line;
-  g.kneeNsPerCall = NaN;
   if (!line.ok || g.levels.size() < 2) {
     g.shape = Shape::Inconclusive;
     g.evidence.push_back("too few runs to fit: a line needs at least three "
@@ -314,33 +313,6 @@ void classify(GroupAnalysis &g, const AnalysisSettings &settings) {
   // stretch (a baseline that came out slow, a first delay that came out
   // fast) under a curve that rises from the start.
   bool flat = g.flatPart.ok && g.flatPart.slopeCI.hi < settings.flatCeiling;
-  // A knee with a rise before it: the stretch before the knee climbs, less
-  // steeply than past it, and by enough to matter (its slope over the
-  // function's share of the time per unit worth the material effect): two
-  // threads joined each round, where a busier thread beside the longer one
-  // costs a little before it is the longer one. Not slack, however gentle
-  // the rise, and not the line through both stretches either: that line's
-  // slope is mostly the steep part's, and would promise a speedup far more
-  // than the gentle stretch it starts from gives.
-  const LinearFit &before = g.flatPart;
-  if (significant && before.ok && before.slopeCI.lo > 0 &&
-      before.slope * share >= settings.materialEffect &&
-      before.slopeCI.hi < h.slopeCI.lo) {
-    g.shape = Shape::SubLinear;
-    g.slopeSource = SlopeSource::BeforeKnee;
-    g.passThrough = {before.slope, before.slopeCI};
-    g.kneeNsPerCall = g.callsPerUnit > 0 ? h.fit.knee / g.callsPerUnit : NaN;
-    g.evidence.push_back(fmt::format(
-        "sub-linear: a knee at {} per unit of work ({} per call), past which "
-        "each delay counts (slope {:.3f}); before it the time rises too, at "
-        "slope {:.3f}, {}% CI [{:.3f}, {:.3f}] (not flat, so no slack): near "
-        "no delay part of each delay counts, and a speedup is predicted from "
-        "that stretch",
-        formatDuration(h.fit.knee), formatDuration(g.kneeNsPerCall),
-        h.fit.slope, before.slope, percent, before.slopeCI.lo,
-        before.slopeCI.hi));
-    return;
-  }
   if (significant && !flat) {
     g.shape = Shape::Inconclusive;
     g.evidence.push_back(fmt::format(
@@ -363,6 +335,25 @@ void classify(GroupAnalysis &g, const AnalysisSettings &settings) {
         "slack {} per unit of work, {} per call",
         pText(h.pValue, settings.resamples), hingeAlpha,
         formatDuration(h.fit.knee), formatDuration(g.slackNsPerCall)));
+    // A soft knee: the stretch before it rises too (its slope's interval
+    // above 0 and below the slope past the knee, and worth the material
+    // effect over the function's share of the time per unit). Two joined
+    // threads, or a producer ahead of its consumer, cost a little before
+    // the knee (the rounds or the queue's gaps where the slowed side
+    // happens to be the longer one), but a speedup moves away from the
+    // knee, where such programs' real variants gained about nothing: no
+    // gain is still the answer, and what the stretch loses is the most.
+    const LinearFit &before = g.flatPart;
+    if (before.slopeCI.lo > 0 &&
+        before.slope * share >= settings.materialEffect &&
+        before.slopeCI.hi < h.slopeCI.lo) {
+      g.slopeSource = SlopeSource::BeforeKnee;
+      g.evidence.push_back(fmt::format(
+          "a soft knee: before it the time rises too, at slope {:.3f}, {}% CI "
+          "[{:.3f}, {:.3f}]; a speedup moves away from the knee and gains at "
+          "most what that stretch loses",
+          before.slope, percent, before.slopeCI.lo, before.slopeCI.hi));
+    }
     return;
   }
   if (hi - lo > settings.maxWidth) {
@@ -553,6 +544,14 @@ void extrapolate(GroupAnalysis &g, const AnalysisSettings &settings,
       e.note = fmt::format("{} of slack per call: no gain until it is the "
                            "bottleneck",
                            formatDuration(g.slackNsPerCall));
+      if (g.slopeSource == SlopeSource::BeforeKnee && g.callsPerUnit > 0) {
+        // A soft knee: at most what the stretch before it loses.
+        double saved = g.flatPart.slopeCI.hi * e.usedNs * g.callsPerUnit;
+        e.gainPercent.ci.hi = saved < y0 ? 100 * (y0 / (y0 - saved) - 1) : NaN;
+        e.note += fmt::format("; at most {:+.1f}%, what the rise before its "
+                              "knee loses (a soft knee)",
+                              e.gainPercent.ci.hi);
+      }
       break;
     case Shape::Inconclusive:
       e.valid = false;
@@ -859,10 +858,7 @@ SweepAnalysis analyzeSweep(const std::vector<std::string> &groupNames,
     case Shape::SubLinear:
       g.verdict = "partly on the critical path (sub-linear), pass-through " +
                   ratio(g.passThrough);
-      if (g.slopeSource == SlopeSource::BeforeKnee)
-        g.verdict += fmt::format(" near no delay, fully past {} more per call",
-                                 formatDuration(g.kneeNsPerCall));
-      else if (g.slopeSource == SlopeSource::NearNoDelay)
+      if (g.slopeSource == SlopeSource::NearNoDelay)
         g.verdict += " near no delay, steeper past it";
       break;
     case Shape::None:
@@ -874,6 +870,9 @@ SweepAnalysis analyzeSweep(const std::vector<std::string> &groupNames,
           fmt::format("off the critical path with {} of slack per "
                       "call (threshold), pass-through {} past it",
                       formatDuration(g.slackNsPerCall), ratio(g.passThrough));
+      if (g.slopeSource == SlopeSource::BeforeKnee)
+        g.verdict += fmt::format(" and {:.2f} before it (a soft knee)",
+                                 g.flatPart.slope);
       break;
     case Shape::Negative:
       g.verdict = negativeVerdict(g);

@@ -114,7 +114,7 @@ const char *shapeName(Shape shape);
 /// the steepest stretch dominates.
 enum class SlopeSource {
   Line,       ///< the line through all the runs
-  BeforeKnee, ///< a knee with a rise before it: the runs up to the knee
+  BeforeKnee, ///< a threshold's soft knee: the runs up to it, the most
   NearNoDelay ///< a curve that steepens: the runs at the smaller delays
 };
 const char *slopeSourceName(SlopeSource source);
@@ -187,8 +187,8 @@ struct GroupAnalysis {
   LinearFit line;
   HingeTest hinge;
   /// The line over the runs at or below the hinge's knee: a threshold's
-  /// flat stretch must be shown flat; a rising one is what a speedup is
-  /// predicted from (SlopeSource::BeforeKnee).
+  /// flat stretch must be shown flat; a gentle rise on it (a soft knee) is
+  /// the most a speedup would gain (SlopeSource::BeforeKnee).
   LinearFit flatPart;
   /// The line over the runs at no delay and the smaller half of the delays
   /// (at least two): where it is shown less steep than the line through
@@ -206,11 +206,9 @@ struct GroupAnalysis {
   std::vector<std::string> evidence; ///< sentences with the numbers
   Estimate passThrough;      ///< the headline (past the knee for threshold)
   double slackNsPerCall = 0; ///< threshold: the knee in per-call delay
-  /// Which fit the pass-through and the speedups asked are from. With
-  /// BeforeKnee (sub-linear: the time rose before the knee too, less steeply
-  /// than past it), kneeNsPerCall is where each delay starts to count fully.
+  /// Which fit the pass-through and the speedups asked are from (with
+  /// BeforeKnee, a threshold's soft knee: the most a speedup would gain).
   SlopeSource slopeSource = SlopeSource::Line;
-  double kneeNsPerCall = std::numeric_limits<double>::quiet_NaN();
   double noisePercent = 0;  ///< robust CV of the armed zero-delay runs
   Estimate overheadPercent; ///< armed zero delay against unarmed
   double callsPerUnit = 0;  ///< calls of the targets per unit of work

@@ -192,9 +192,6 @@ json groupJson(const GroupAnalysis &g) {
       {"pass_through", estimate(g.passThrough)},
       {"slack_ns_per_call",
        g.shape == Shape::Threshold ? number(g.slackNsPerCall) : json(nullptr)},
-      {"knee_ns_per_call", g.slopeSource == SlopeSource::BeforeKnee
-                               ? number(g.kneeNsPerCall)
-                               : json(nullptr)},
       {"predicted_from", slopeSourceName(g.slopeSource)},
       {"noise_percent", number(g.noisePercent)},
       {"overhead_percent", estimate(g.overheadPercent)},

@@ -703,13 +703,15 @@ TEST(TakingTurns, ALossKeepsItsShapeAndSaysOnlyTheFact) {
   EXPECT_EQ(said->find("slack"), std::string::npos) << *said;
 }
 
-TEST(Classify, AKneeWithARiseBeforeItIsSubLinearPredictedFromTheRise) {
+TEST(Classify, AKneeWithARiseBeforeItIsASoftKneeWhoseRiseIsTheMost) {
   // Two threads joined each round, the slowed one the shorter: each delay
   // costs a quarter of itself until the slowed thread is the longer one,
   // 30us per unit on, then all of it (examples/causal/two_threads.cpp read
-  // 0.15-0.34 before its knee on this project's 2-vCPU VM, 2026-11-29).
-  // The line through both stretches has a slope of about 0.7; a 10us
-  // speedup saves 2.5us per unit, not 7.
+  // 0.15-0.34 before its knee on this project's 2-vCPU VM, 2026-11-29, and
+  // its real variant gained -0.4 to +3.1%). Slack up to the knee, no gain
+  // from a speedup, and at most what the rise loses: a 10us speedup saves
+  // 2.5us per unit of 100us. The line through both stretches (slope about
+  // 0.7) would have promised 7.
   auto model = [](double x) {
     return 100000 + 0.25 * std::min(x, 30000.0) + std::max(0.0, x - 30000);
   };
@@ -718,27 +720,28 @@ TEST(Classify, AKneeWithARiseBeforeItIsSubLinearPredictedFromTheRise) {
   for (std::uint64_t seed = 1; seed <= 5; ++seed) {
     SweepAnalysis a = analyzeOne(model, 0.005, seed, ladder, 9);
     GroupAnalysis g = a.groups[0];
-    ASSERT_EQ(g.shape, Shape::SubLinear)
+    ASSERT_EQ(g.shape, Shape::Threshold)
         << "seed " << seed << ": " << g.evidence.back();
     EXPECT_EQ(g.slopeSource, SlopeSource::BeforeKnee);
-    EXPECT_TRUE(g.passThrough.ci.contains(0.25))
-        << g.passThrough.ci.lo << " " << g.passThrough.ci.hi;
-    // The hinge's model is flat before its knee, so a rise there pulls the
-    // knee earlier: between the last delay before it and the knee itself.
-    EXPECT_GE(g.kneeNsPerCall, 20000);
-    EXPECT_LE(g.kneeNsPerCall, 32000);
-    EXPECT_NE(g.verdict.find("near no delay, fully past"), std::string::npos)
+    EXPECT_TRUE(g.flatPart.slopeCI.contains(0.25))
+        << g.flatPart.slopeCI.lo << " " << g.flatPart.slopeCI.hi;
+    EXPECT_NE(g.verdict.find("before it (a soft knee)"), std::string::npos)
         << g.verdict;
+    EXPECT_NE(g.evidence.back().find("a soft knee"), std::string::npos);
     EXPECT_GT(g.line.slope, 0.5); // what the line alone would have promised
     AnalysisSettings settings;
     settings.speedupsNs = {10000};
     extrapolate(g, settings, ladder);
     const Extrapolation &e = g.extrapolations[0];
     ASSERT_TRUE(e.valid);
-    double truth = 100 * (100000 / (100000 - 2500.0) - 1); // +2.6%
-    EXPECT_NEAR(e.gainPercent.value, truth, 1.0) << "seed " << seed;
-    EXPECT_TRUE(e.gainPercent.ci.lo <= truth && truth <= e.gainPercent.ci.hi)
-        << e.gainPercent.ci.lo << " " << e.gainPercent.ci.hi;
+    double most = 100 * (100000 / (100000 - 2500.0) - 1); // +2.6%
+    EXPECT_EQ(e.gainPercent.value, 0.0);
+    EXPECT_EQ(e.gainPercent.ci.lo, 0.0);
+    EXPECT_GE(e.gainPercent.ci.hi, most * 0.8) << "seed " << seed;
+    EXPECT_LE(e.gainPercent.ci.hi, most * 1.6) << "seed " << seed;
+    EXPECT_NE(e.note.find("what the rise before its knee loses"),
+              std::string::npos)
+        << e.note;
   }
 }
 
@@ -811,28 +814,27 @@ TEST(Classify, ACurveThatSteepensIsPredictedFromNearNoDelay) {
   EXPECT_EQ(g.slopeSource, SlopeSource::Line);
 }
 
-TEST(Classify, AGentlerBendBeforeASteepStretchIsPredictedFromBeforeIt) {
+TEST(Classify, AGentlerBendBeforeASteepStretchIsNeverTheLine) {
   // Rising at half of each delay from the start and steeper as the delay
-  // grows: the hinge finds the bend, and the stretch before it (about 0.5
-  // to 0.6) is the answer, never the line's slope (about 1).
+  // grows: the hinge finds the bend, and the stretch before it, neither
+  // flat nor slack, makes it inconclusive (more repeats will tell); never
+  // the line's slope (about 1), which would promise a 10us speedup about
+  // 10% where the slope at no delay (0.5) gives 5.
   auto model = [](double x) { return 100000 + 0.5 * x + x * x / 160000; };
   const std::vector<std::uint64_t> ladder = {0,     5000,  10000, 20000,
                                              40000, 60000, 80000};
   for (std::uint64_t seed = 1; seed <= 5; ++seed) {
     SweepAnalysis a = analyzeOne(model, 0.005, seed, ladder, 9);
     GroupAnalysis g = a.groups[0];
-    EXPECT_NE(g.slopeSource, SlopeSource::Line)
-        << "seed " << seed << ": " << g.evidence.back();
     EXPECT_GT(g.line.slope, 0.9);
-    EXPECT_LT(g.passThrough.value, 0.75) << "seed " << seed;
     AnalysisSettings settings;
     settings.speedupsNs = {10000};
     extrapolate(g, settings, ladder);
     const Extrapolation &e = g.extrapolations[0];
-    // The slope at no delay is 0.5: a 10us speedup saves 5us of 100us; the
-    // line would say about 10.
-    ASSERT_TRUE(e.valid);
-    EXPECT_LT(e.gainPercent.value, 7.5) << "seed " << seed;
-    EXPECT_LE(e.gainPercent.ci.lo, 100 * (100.0 / 95 - 1));
+    if (e.valid)
+      EXPECT_LT(e.gainPercent.value, 7.5)
+          << "seed " << seed << ": " << g.verdict;
+    else
+      EXPECT_EQ(g.shape, Shape::Inconclusive);
   }
 }

@@ -10,8 +10,8 @@
 // In four of the six, the time rose before short_task's knee (0.15-0.34 of
 // each delay): the line through all its runs has a slope near 0.75 and
 // would have promised +9% (CI read "linear, +9.2%" three times from such a
-// curve, against a real +1.9%); the stretch before the knee promises what
-// the real variant gave.
+// curve, against a real +1.9%); it is a soft knee, slack, and its rise is the
+// most a speedup would gain.
 #include "sweep/Analysis.h"
 
 #include <gtest/gtest.h>
@@ -118,21 +118,19 @@ TEST_P(TwoThreadsSweep, LongTaskIsOnThePathAndPredictedNearItsRealGain) {
   EXPECT_NEAR(e.gainPercent.value, real, 0.1 * real);
 }
 
-TEST_P(TwoThreadsSweep, ShortTaskIsSlackOrAGentleRiseAndPredictedNearItsGain) {
+TEST_P(TwoThreadsSweep, ShortTaskIsSlackAndPredictedNearItsGain) {
   Sweep sweep = analyseAgain(GetParam());
   const GroupAnalysis &g = sweep.group("short");
   double real = sweep.realGain["short"];
-  // Slack up to a knee, flat before it or rising gently: never the line
-  // through both stretches.
-  ASSERT_TRUE(
-      g.shape == Shape::Threshold ||
-      (g.shape == Shape::SubLinear && g.slopeSource == SlopeSource::BeforeKnee))
+  ASSERT_EQ(g.shape, Shape::Threshold)
       << g.verdict << "; " << g.evidence.back();
   const Extrapolation &e = at50(g);
   ASSERT_TRUE(e.valid) << e.note;
-  EXPECT_NEAR(e.gainPercent.value, real, 3) << g.verdict;
-  EXPECT_LE(e.gainPercent.ci.lo, std::max(real, 0.0)) << g.verdict;
+  EXPECT_NEAR(e.gainPercent.value, real, 3.5) << g.verdict;
   if (g.slopeSource == SlopeSource::BeforeKnee) {
+    // A soft knee: its rise is the most, and holds the real gain (give or
+    // take the real answer's own spread, a point and a half).
+    EXPECT_GE(e.gainPercent.ci.hi + 1.5, real) << e.note;
     // What the line would have promised: far more than the real gain.
     double y0 = g.unarmedTimePerUnitNs;
     double saved = g.line.slope * e.usedNs * g.callsPerUnit;

@@ -219,12 +219,6 @@ def against_real(doc, percent, real_paths):
                 name, percent, g["shape"]))
         elif abs(predicted - gain) <= tolerance(gain):
             print("group %s prediction near the real gain" % name)
-            if truth == "slack" and g.get("predicted_from") == "before_knee":
-                # A knee with a gentle rise before it: the slack's end, and
-                # the little each call costs before it, which its number
-                # (near the real gain) says.
-                fits = True
-                truth = "slack up to a knee, a gentle rise before it"
         elif interval[0] <= gain <= interval[1] and \
                 interval[1] - interval[0] <= abs(gain):
             # The claim is the number with its interval: an interval that
