@@ -583,27 +583,22 @@ void extrapolate(GroupAnalysis &g, const AnalysisSettings &settings,
         return saved < y0 ? 100 * (y0 / (y0 - saved) - 1) : NaN;
       };
       double inf = std::numeric_limits<double>::infinity();
-      // A speedup starts from no delay: past a knee, from the stretch
-      // before it.
-      const LinearFit &fit =
-          g.slopeSource == SlopeSource::BeforeKnee    ? g.flatPart
-          : g.slopeSource == SlopeSource::NearNoDelay ? g.nearPart
-                                                      : g.line;
+      // A speedup starts from no delay: where the curve steepens, from the
+      // stretch nearest it.
+      bool near = g.slopeSource == SlopeSource::NearNoDelay;
+      const LinearFit &fit = near ? g.nearPart : g.line;
       e.gainPercent = {gain(fit.slope, g.slackElsewhereNs),
                        {gain(fit.slopeCI.lo, g.slackElsewhereCI.lo),
                         gain(fit.slopeCI.hi, inf)}};
       std::vector<std::string> notes;
-      if (g.slopeSource != SlopeSource::Line) {
+      if (near) {
         // The curve steepens with delay (that is why this stretch was
         // chosen), and on such a curve a speedup gains no more than the
         // same slow-down loses, however much less: the stretch's gain is
         // the most, and the interval reaches down to nothing.
         e.gainPercent.ci.lo = std::min(e.gainPercent.ci.lo, 0.0);
-        notes.push_back(fmt::format(
-            "from the stretch {} (the curve steepens with delay): the most "
-            "it would gain, down to nothing",
-            g.slopeSource == SlopeSource::BeforeKnee ? "before the knee"
-                                                     : "near no delay"));
+        notes.push_back("from the stretch near no delay (the curve steepens "
+                        "with delay): the most it would gain, down to nothing");
       }
       if (g.shape == Shape::Negative && g.callRate.applies) {
         // The line sees only the slow-down side of a loss that steepens as
