@@ -344,7 +344,7 @@ void classify(GroupAnalysis &g, const AnalysisSettings &settings) {
     // knee, where such programs' real variants gained about nothing: no
     // gain is still the answer, and what the stretch loses is the most.
     const LinearFit &before = g.flatPart;
-    if (before.slopeCI.lo > 0 &&
+    if (before.ok && before.slopeCI.lo > 0 &&
         before.slope * share >= settings.materialEffect &&
         before.slopeCI.hi < h.slopeCI.lo) {
       g.slopeSource = SlopeSource::BeforeKnee;

@@ -7,7 +7,7 @@
 // at half the work within 2 points of the real +8.1%; hidden_work (behind a
 // 2 ms kernel) off it, with about 1 ms of slack a call (its real gain at half
 // the work: +0.4%).
-#include "sweep/Analysis.h"
+#include "SweepJsonRuns.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -26,10 +26,6 @@ nlohmann::json load(const std::string &name) {
   return doc;
 }
 
-double orMinusOne(const nlohmann::json &v) {
-  return v.is_null() ? -1 : v.get<double>();
-}
-
 struct Analysed {
   SweepAnalysis analysis;
   const GroupAnalysis *group(const std::string &name) const {
@@ -40,36 +36,7 @@ struct Analysed {
   }
 };
 
-Analysed analyseAgain() {
-  nlohmann::json doc = load("sweep.json");
-  std::vector<std::string> names, files;
-  for (const nlohmann::json &g : doc["groups"]) {
-    names.push_back(g["name"]);
-    files.push_back(g["file"]);
-  }
-  std::vector<RunPoint> points;
-  for (const nlohmann::json &r : doc["runs"]) {
-    if (!r["measured"].get<bool>())
-      continue;
-    RunPoint p;
-    p.group = -1;
-    for (size_t i = 0; i < names.size(); ++i)
-      if (!r["group"].is_null() && r["group"] == names[i])
-        p.group = int(i);
-    p.delayNs = r["delay_ns"];
-    p.throughput = r["throughput"];
-    p.timePerUnitNs = r["time_per_unit_ns"];
-    p.delayPerUnitNs = r["delay_per_unit_ns"];
-    p.delayedCallsPerUnit = r["delayed_calls_per_unit"];
-    p.targetNsPerCall = orMinusOne(r["target_ns_per_call"]);
-    p.targetWorkNsPerCall = orMinusOne(r["target_work_ns_per_call"]);
-    points.push_back(p);
-  }
-  AnalysisSettings settings;
-  settings.speedupPercents = {50}; // --extrapolate 50%
-  return {analyzeSweep(names, files, doc["settings"]["delays_ns"], points,
-                       settings)};
-}
+Analysed analyseAgain() { return {analyseAt50(load("sweep.json"))}; }
 
 double predictedAt50(const GroupAnalysis &g) {
   for (const Extrapolation &e : g.extrapolations)

@@ -12,23 +12,21 @@
 // would have promised +9% (CI read "linear, +9.2%" three times from such a
 // curve, against a real +1.9%); it is a soft knee, slack, and its rise is the
 // most a speedup would gain.
-#include "sweep/Analysis.h"
+#include "SweepJsonRuns.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <fstream>
+#include <map>
+#include <stdexcept>
 
 namespace perfcc::perfctl {
 namespace {
 
 const std::string Fixtures =
     PERFCC_PERFCTL_FIXTURES "/two-threads-2026-11-29/sweep-";
-
-double orMinusOne(const nlohmann::json &v) {
-  return v.is_null() ? -1 : v.get<double>();
-}
 
 struct Sweep {
   SweepAnalysis analysis;
@@ -47,34 +45,7 @@ struct Sweep {
 Sweep analyseAgain(int number) {
   nlohmann::json doc;
   std::ifstream(Fixtures + std::to_string(number) + ".json") >> doc;
-  std::vector<std::string> names, files;
-  for (const nlohmann::json &g : doc["groups"]) {
-    names.push_back(g["name"]);
-    files.push_back(g["file"]);
-  }
-  std::vector<RunPoint> points;
-  for (const nlohmann::json &r : doc["runs"]) {
-    RunPoint p;
-    p.group = -1;
-    for (size_t i = 0; i < names.size(); ++i)
-      if (!r["group"].is_null() && r["group"] == names[i])
-        p.group = int(i);
-    p.delayNs = r["delay_ns"];
-    p.throughput = r["throughput"];
-    p.timePerUnitNs = r["time_per_unit_ns"];
-    p.delayPerUnitNs = r["delay_per_unit_ns"];
-    p.delayedCallsPerUnit = r["delayed_calls_per_unit"];
-    p.targetNsPerCall = orMinusOne(r["target_ns_per_call"]);
-    p.targetWorkNsPerCall = orMinusOne(r["target_work_ns_per_call"]);
-    p.cpuWaitShare = orMinusOne(r["cpu_wait_share"]);
-    p.wallNs = r["wall_s"].get<double>() * 1e9;
-    points.push_back(p);
-  }
-  AnalysisSettings settings;
-  settings.speedupPercents = {50}; // --extrapolate 50%
-  Sweep sweep{analyzeSweep(names, files, doc["settings"]["delays_ns"], points,
-                           settings),
-              {}};
+  Sweep sweep{analyseAt50(doc), {}};
   std::vector<double> base;
   std::map<std::string, std::vector<double>> variants;
   for (const nlohmann::json &real : doc["real"]) {
