@@ -32,8 +32,9 @@ struct ThreadState;
 
 /// Per thread, in ticks (fields of ThreadState::locks).
 struct LockState {
-  uint32_t held; // mutexes held now (through the interposers)
-  uint32_t pad;
+  uint32_t held;           // mutexes held now (through the interposers)
+  uint32_t waitDepth;      // perf_wait_begin()s open (perfrt_waits.cpp)
+  uint64_t waitSince;      // when the outermost of them began
   uint64_t heldSince;      // when `held` last went from 0 to 1
   uint64_t heldTicks;      // total time with at least one mutex held
   uint64_t blockedTicks;   // total time blocked on another thread

@@ -365,6 +365,12 @@ bool summaryWrite(char *path, unsigned pathSize, const char *traceFile) {
     // path that pays turns a prediction low.
     if (gSpeedup.on)
       out.key(key::ThreadSpeedupPaidNs).u64(durationToNs(t->speedupPaidTicks));
+    // Which threads waited for a mutex: a wait on the critical path is lost
+    // throughput, one off it is slack.
+    if (locksArmed()) {
+      out.key(key::MutexWaitNs).u64(durationToNs(t->locks.mutexWaitTicks));
+      out.key(key::ContendedLocks).u64(t->locks.contendedLocks);
+    }
     if (t->foldedThreads)
       out.key(key::FoldedThreads).u64(t->foldedThreads);
     out.ch('}');

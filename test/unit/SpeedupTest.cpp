@@ -1,8 +1,12 @@
 // Virtual speedup accounting (Coz's mode): the thread in a selected function
 // is credited, the others owe the same and pay it, and a woken thread skips
 // what accrued while it slept.
+#include "perfrt_locks.h"
+#include "perfrt_runtime.h"
 #include "perfrt_speedup.h"
 #include "perfrt_thread.h"
+
+#include "perf/perf.h"
 
 #include <gtest/gtest.h>
 
@@ -148,6 +152,82 @@ TEST_F(Speedup, AThreadBornDuringASelectedCallOwesOnlyWhatFollows) {
   EXPECT_EQ(speedupOwedTotal(4000), 2000u);
   speedupExitSelected(a, 4000);
   EXPECT_EQ(speedupOwedTotal(4000), 2000u); // moved, not doubled
+}
+
+/// A wait the program declares (perf_wait_begin/end, perf_wake), through
+/// the library's own entry points on thread b.
+class DeclaredWait : public Speedup {
+protected:
+  void SetUp() override {
+    Speedup::SetUp();
+    locksInit(true);
+    gRt.recording.store(true);
+    tlsState = b;
+  }
+  void TearDown() override {
+    gRt.recording.store(false);
+    locksInit(false);
+    Speedup::TearDown();
+  }
+};
+
+TEST_F(DeclaredWait, SkipsWhatAccruedUntilTheWake) {
+  perf_wait_begin();
+  speedupEnterSelected(a, 0);
+  speedupExitSelected(a, 4000); // 2000 owed by b
+  speedupReleasing(4000);       // a's perf_wake
+  perf_wait_end();
+  EXPECT_EQ(b->localDelayTicks, 2000u); // forgiven, not paid
+  EXPECT_EQ(gSpeedup.paidTicks.load(), 0u);
+  EXPECT_GT(b->locks.blockedTicks, 0u);
+}
+
+TEST_F(DeclaredWait, PaysWhatAccruedAfterTheWake) {
+  perf_wait_begin();
+  speedupEnterSelected(a, 0);
+  speedupExitSelected(a, 4000);
+  speedupReleasing(4000);
+  speedupEnterSelected(a, 5000);
+  speedupExitSelected(a, 7000); // 1000 more, after the wake
+  perf_wait_end();
+  speedupCatchUp(b);
+  EXPECT_EQ(gSpeedup.paidTicks.load(), 1000u);
+}
+
+TEST_F(DeclaredWait, PaysWhatItOwedBeforeTheWait) {
+  speedupEnterSelected(a, 0);
+  speedupExitSelected(a, 2000); // 1000 owed before b waits
+  perf_wait_begin();
+  EXPECT_EQ(gSpeedup.paidTicks.load(), 1000u);
+  perf_wait_end();
+}
+
+TEST_F(DeclaredWait, NestedWaitsCountOnceAndAnUnmatchedEndIsIgnored) {
+  perf_wait_end(); // its begin came before tracking: nothing to end
+  EXPECT_EQ(b->locks.blockedTicks, 0u);
+  perf_wait_begin();
+  perf_wait_begin();
+  perf_wait_end();
+  EXPECT_EQ(b->locks.blockedTicks, 0u); // the outer wait still runs
+  EXPECT_EQ(b->locks.waitDepth, 1u);
+  perf_wait_end();
+  EXPECT_EQ(b->locks.waitDepth, 0u);
+}
+
+TEST_F(DeclaredWait, AWakerPaysThenPublishes) {
+  speedupEnterSelected(a, 0);
+  speedupExitSelected(a, 2000);
+  perf_wake(); // b wakes another: it pays the 1000 first
+  EXPECT_EQ(gSpeedup.paidTicks.load(), 1000u);
+  EXPECT_EQ(gSpeedup.releasedTicks.load(), 1000u);
+}
+
+TEST_F(DeclaredWait, DoesNothingWithoutAnExperiment) {
+  locksInit(false);
+  perf_wait_begin();
+  EXPECT_EQ(b->locks.waitDepth, 0u);
+  perf_wait_end();
+  EXPECT_EQ(b->locks.blockedTicks, 0u);
 }
 
 } // namespace

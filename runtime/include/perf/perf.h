@@ -1,11 +1,11 @@
 /* perf/perf.h - the one header an application includes to talk to perfcc.
  *
  * Progress points (what a speed-bump experiment measures), the work a call
- * did (bytes and FLOPs, for a roofline per function), thread names and an
- * early flush. A program that includes this header but is built without
- * perfcc still compiles, links and runs: the runtime's functions are weak
- * references, null when libperfrt.so is absent, and every call below is then
- * a no-op.
+ * did (bytes and FLOPs, for a roofline per function), waits perfcc cannot
+ * see, thread names and an early flush. A program that includes this header but
+ * is built without perfcc still compiles, links and runs: the runtime's
+ * functions are weak references, null when libperfrt.so is absent, and every
+ * call below is then a no-op.
  */
 #ifndef PERF_PERF_H
 #define PERF_PERF_H
@@ -35,6 +35,9 @@ void perfcc_latency_begin(struct perf_progress_point *point)
 void perfcc_latency_end(struct perf_progress_point *point)
     __attribute__((weak));
 void perfcc_work(uint64_t bytes, uint64_t flops) __attribute__((weak));
+void perfcc_wait_begin(void) __attribute__((weak));
+void perfcc_wait_end(void) __attribute__((weak));
+void perfcc_wake(void) __attribute__((weak));
 
 #ifdef __cplusplus
 }
@@ -81,6 +84,30 @@ static inline void perf_flush(void) {
 static inline void perf_work(uint64_t bytes, uint64_t flops) {
   if (perfcc_work)
     perfcc_work(bytes, flops);
+}
+
+/* A wait for another thread that perfcc cannot see: a spin on an atomic, a
+ * futex called directly (pthread mutexes, condition variables and joins it
+ * sees itself). Bracket the wait with perf_wait_begin() and perf_wait_end(),
+ * and call perf_wake() just before the store that ends another thread's
+ * wait. In an experiment the wait then counts as time blocked on another
+ * thread, not as the work of the function it is in, and a virtual speedup
+ * treats it as it treats a blocked mutex (Coz's rule: the pause owed is
+ * paid before the wait and before the wake, and what accrued while the
+ * thread waited, up to its wake, is forgiven). Without them, a thread that
+ * spins while a sped-up function runs pays for that whole call, and the
+ * predicted gain comes out low. Call them once per wait, not per spin. */
+static inline void perf_wait_begin(void) {
+  if (perfcc_wait_begin)
+    perfcc_wait_begin();
+}
+static inline void perf_wait_end(void) {
+  if (perfcc_wait_end)
+    perfcc_wait_end();
+}
+static inline void perf_wake(void) {
+  if (perfcc_wake)
+    perfcc_wake();
 }
 
 /* Names the calling thread in the trace and the summary (up to 63 bytes),
