@@ -96,7 +96,9 @@ static inline void perf_work(uint64_t bytes, uint64_t flops) {
  * paid before the wait and before the wake, and what accrued while the
  * thread waited, up to its wake, is forgiven). Without them, a thread that
  * spins while a sped-up function runs pays for that whole call, and the
- * predicted gain comes out low. Call them once per wait, not per spin. */
+ * predicted gain comes out low. Call them once per wait, not per spin.
+ * Declare waits between stages (a queue), not a fork-join's wait for its own
+ * parts: a declared wait is not the own work of the function it is in. */
 static inline void perf_wait_begin(void) {
   if (perfcc_wait_begin)
     perfcc_wait_begin();
