@@ -68,8 +68,12 @@ CASES = [
      "CHECK_PERCENT", "items", []),
     ("hot, --frequency 20", "hot_loop", "causal::step",
      "STEP_PERCENT", "items", ["--frequency", "20"]),
+    ("hot, --frequency 20", "hot_nested", "causal::mix_word",
+     "MIX_PERCENT", "items", ["--frequency", "20"]),
     ("sleep, off the CPU", "sleepy", "causal::fetch_record",
      "FETCH_PERCENT", "items", []),
+    ("sleep, off the CPU", "sleepy_pipeline", "causal::wait_for_input",
+     "WAIT_PERCENT", "items", []),
 ]
 # Each program's arguments here: about a second a run of the base on the
 # 2-vCPU Zen 4 VM. The programs' own defaults (which the lit tests use) make
@@ -88,6 +92,8 @@ PROGRAM_ARGS = {
     "config_watcher": ["200000"],     # 0.20 s
     "hot_loop": ["32000"],            # 0.12 s
     "sleepy": ["500"],                # 0.52 s
+    "hot_nested": ["40000"],          # 0.11 s
+    "sleepy_pipeline": ["600"],       # 0.31 s
 }
 LESS_WORK = (10, 30, 50)
 
