@@ -33,9 +33,7 @@ __attribute__((noinline)) uint64_t checksum_block(uint64_t i) {
   return v;
 }
 
-__attribute__((noinline)) uint64_t seal_item(uint64_t v) {
-  return burn(20, v);
-}
+__attribute__((noinline)) uint64_t seal_item(uint64_t v) { return burn(20, v); }
 
 } // namespace causal
 
