@@ -51,15 +51,6 @@ LockFn realUnlock() {
   return gUnlock;
 }
 
-/// The calling thread's state with its guard held, when an experiment is
-/// armed and the thread is the program's and may record; else null (then
-/// only forward).
-ThreadState *tracked() {
-  if (__builtin_expect(!gArmed, 1) || tlsRuntimeThread)
-    return nullptr;
-  return acquire();
-}
-
 void acquired(ThreadState *t, uint64_t now) {
   if (t->locks.held++ == 0)
     t->locks.heldSince = now;
@@ -88,7 +79,7 @@ void released(ThreadState *t, uint64_t now) {
 /// as before an unlock), and after a join only as far as the wait did not
 /// cover it (perfrt_speedup.cpp).
 template <typename Wait> int blockedWait(Wait wait, bool mutex) {
-  ThreadState *t = tracked();
+  ThreadState *t = locksTracked();
   if (!t)
     return wait();
   uint64_t owedBeforeJoin = 0;
@@ -151,6 +142,21 @@ void locksInit(bool armed) {
 
 bool locksArmed() { return gArmed; }
 
+ThreadState *locksTracked() {
+  if (__builtin_expect(!gArmed, 1) || tlsRuntimeThread)
+    return nullptr;
+  return acquire();
+}
+
+void locksPayBeforeWaking() {
+  if (!gSpeedup.on)
+    return;
+  if (ThreadState *t = locksTracked()) {
+    speedupBeforeWaking(t);
+    release(t);
+  }
+}
+
 uint64_t lockHeldTicks(const ThreadState *t, uint64_t now) {
   uint64_t current =
       t->locks.held && now > t->locks.heldSince ? now - t->locks.heldSince : 0;
@@ -162,7 +168,7 @@ uint64_t lockHeldTicks(const ThreadState *t, uint64_t now) {
 using namespace perfrt;
 
 PERFRT_API int pthread_mutex_lock(pthread_mutex_t *m) {
-  ThreadState *t = tracked();
+  ThreadState *t = locksTracked();
   if (!t)
     return realLock()(m);
   payBeforeTaking(t);
@@ -195,7 +201,7 @@ PERFRT_API int pthread_mutex_lock(pthread_mutex_t *m) {
 }
 
 PERFRT_API int pthread_mutex_trylock(pthread_mutex_t *m) {
-  ThreadState *t = tracked();
+  ThreadState *t = locksTracked();
   if (!t)
     return realTryLock()(m);
   payBeforeTaking(t);
@@ -207,7 +213,7 @@ PERFRT_API int pthread_mutex_trylock(pthread_mutex_t *m) {
 }
 
 PERFRT_API int pthread_mutex_unlock(pthread_mutex_t *m) {
-  ThreadState *t = tracked();
+  ThreadState *t = locksTracked();
   if (!t)
     return realUnlock()(m);
   // In a virtual speedup, the pause owed is paid before the mutex is
@@ -229,30 +235,19 @@ WaitFn gWait;
 TimedWaitFn gTimedWait;
 JoinFn gJoin;
 SignalFn gSignal, gBroadcast;
-
-/// In a virtual speedup, what the thread owes is paid before it wakes
-/// another (a signal without the mutex held, which no unlock follows).
-void payBeforeWaking() {
-  if (!gSpeedup.on)
-    return;
-  if (ThreadState *t = tracked()) {
-    speedupBeforeWaking(t);
-    release(t);
-  }
-}
 } // namespace
 
 PERFRT_API int pthread_cond_signal(pthread_cond_t *cond) {
   if (__builtin_expect(!gSignal, 0))
     gSignal = next<SignalFn>("pthread_cond_signal");
-  payBeforeWaking();
+  locksPayBeforeWaking();
   return gSignal(cond);
 }
 
 PERFRT_API int pthread_cond_broadcast(pthread_cond_t *cond) {
   if (__builtin_expect(!gBroadcast, 0))
     gBroadcast = next<SignalFn>("pthread_cond_broadcast");
-  payBeforeWaking();
+  locksPayBeforeWaking();
   return gBroadcast(cond);
 }
 

@@ -54,6 +54,14 @@ void locksInit(bool armed);
 
 /// True when the interposers track (an experiment is armed).
 bool locksArmed();
+/// The calling thread's state with its guard held, when an experiment is
+/// armed and the thread is the program's and may record; else null (then
+/// only forward). Pair a non-null return with release().
+ThreadState *locksTracked();
+/// In a virtual speedup, pays what the calling thread owes before it wakes
+/// another (a signal without the mutex held, a declared wake: no unlock
+/// follows) and publishes what the woken may skip.
+void locksPayBeforeWaking();
 
 /// Time with a mutex held up to \p now, including the current stretch.
 uint64_t lockHeldTicks(const ThreadState *t, uint64_t now);

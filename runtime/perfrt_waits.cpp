@@ -23,24 +23,10 @@ PERFRT_NOINSTR_BEGIN
 #include "perfrt_record.h"
 #include "perfrt_speedup.h"
 
-namespace perfrt {
-namespace {
-
-/// The calling thread's state with its guard held, when an experiment is
-/// armed and the thread is the program's; else null (a no-op).
-ThreadState *trackedWaiter() {
-  if (__builtin_expect(!locksArmed(), 1) || tlsRuntimeThread)
-    return nullptr;
-  return acquire();
-}
-
-} // namespace
-} // namespace perfrt
-
 using namespace perfrt;
 
 PERFRT_API void perfcc_wait_begin(void) {
-  ThreadState *t = trackedWaiter();
+  ThreadState *t = locksTracked();
   if (!t)
     return;
   // Nested waits count once, from the outermost.
@@ -54,7 +40,7 @@ PERFRT_API void perfcc_wait_begin(void) {
 }
 
 PERFRT_API void perfcc_wait_end(void) {
-  ThreadState *t = trackedWaiter();
+  ThreadState *t = locksTracked();
   if (!t)
     return;
   // An end without its begin (a begin before the experiment started
@@ -69,13 +55,6 @@ PERFRT_API void perfcc_wait_end(void) {
   release(t);
 }
 
-PERFRT_API void perfcc_wake(void) {
-  if (!gSpeedup.on)
-    return;
-  if (ThreadState *t = trackedWaiter()) {
-    speedupBeforeWaking(t);
-    release(t);
-  }
-}
+PERFRT_API void perfcc_wake(void) { locksPayBeforeWaking(); }
 
 PERFRT_NOINSTR_END
