@@ -140,7 +140,13 @@ int filter(const FilterArgs &args) {
       return filterError(error);
     scoreP = parsed->isScoreP();
   }
-  std::string mode = summary.value(schema::summary::Mode, "trace");
+  std::string mode = "trace";
+  if (auto m = summary.find(schema::summary::Mode); m != summary.end()) {
+    if (!m->is_string())
+      return filterError(args.summary + ": not a perfcc summary: its \"" +
+                         schema::summary::Mode + "\" is not text");
+    mode = m->get<std::string>();
+  }
   if (mode != "summary")
     mode = "trace"; // "mixed" (a merge): the dearer of the two is the bound
   double probeNs = args.probeNs;

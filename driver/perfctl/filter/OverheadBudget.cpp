@@ -29,6 +29,31 @@ std::uint64_t countAt(const json &object, const char *name, const char *where) {
   return it->get<std::uint64_t>();
 }
 
+/// The text at \p name, or \p fallback when there is none; a value of
+/// another type is a malformed summary (json::value would throw its own
+/// type_error, which no caller expects).
+std::string textAt(const json &object, const char *name,
+                   const std::string &fallback, const char *where) {
+  auto it = object.find(name);
+  if (it == object.end())
+    return fallback;
+  if (!it->is_string())
+    throw notASummary(
+        fmt::format("{} has a \"{}\" that is not text", where, name));
+  return it->get<std::string>();
+}
+
+/// The whole number at \p name, or 0 when there is none.
+std::int64_t idAt(const json &object, const char *name, const char *where) {
+  auto it = object.find(name);
+  if (it == object.end())
+    return 0;
+  if (!it->is_number_integer())
+    throw notASummary(
+        fmt::format("{} has a \"{}\" that is not a whole number", where, name));
+  return it->get<std::int64_t>();
+}
+
 /// The run the probes will be in: the program's own time (the measured run
 /// less the worst thread's probe time) plus the probes kept. A share of the
 /// measured run instead, as before, promised a budget the program did not
@@ -81,8 +106,8 @@ BudgetDecision decideBudget(const json &summary, double probeNs,
     if (!fn.is_object())
       throw notASummary("a function is not an object");
     BudgetFunction f;
-    f.name = fn.value(key::Name, "");
-    f.mangled = fn.value(key::Mangled, f.name);
+    f.name = textAt(fn, key::Name, "", "a function");
+    f.mangled = textAt(fn, key::Mangled, f.name, "a function");
     if (f.mangled.empty())
       throw notASummary("a function has no name");
     f.calls = countAt(fn, key::Calls, "a function");
@@ -100,8 +125,8 @@ BudgetDecision decideBudget(const json &summary, double probeNs,
       for (const json &t : *threads) {
         if (!t.is_object())
           continue;
-        Thread id{t.value(key::Pid, std::int64_t(0)),
-                  t.value(key::Tid, std::int64_t(0))};
+        Thread id{idAt(t, key::Pid, "a function's thread"),
+                  idAt(t, key::Tid, "a function's thread")};
         std::uint64_t n = countAt(t, key::Calls, "a function's thread");
         callsOn[id][index] += n;
         onThreads += n;
