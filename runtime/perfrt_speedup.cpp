@@ -152,6 +152,13 @@ void speedupCatchUp(ThreadState *t, uint64_t now) {
   payUpTo(t, speedupOwedTotal(now));
 }
 
+uint64_t speedupOwed(const ThreadState *t, uint64_t now) {
+  if (t->selectedDepth)
+    return 0;
+  uint64_t total = speedupOwedTotal(now);
+  return total > t->localDelayTicks ? total - t->localDelayTicks : 0;
+}
+
 void speedupReleasing(uint64_t now) { publishReleased(speedupOwedTotal(now)); }
 
 void speedupBeforeWaking(ThreadState *t) {

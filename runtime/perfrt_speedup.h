@@ -101,6 +101,9 @@ void speedupSkip(ThreadState *t, uint64_t now = 0);
 /// condition wait, exiting): what is owed at \p now (0: read the clock if
 /// needed) is what they may skip.
 void speedupReleasing(uint64_t now = 0);
+/// What \p t would pay at a catch-up at \p now (0: read the clock if
+/// needed): nothing inside a selected call.
+uint64_t speedupOwed(const ThreadState *t, uint64_t now = 0);
 /// \p t is about to wake threads that wait for it (unlocking a mutex,
 /// signalling a condition): speedupCatchUp, then speedupReleasing, with the
 /// owed total read once.

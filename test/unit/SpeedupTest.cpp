@@ -1,6 +1,7 @@
 // Virtual speedup accounting (Coz's mode): the thread in a selected function
 // is credited, the others owe the same and pay it, and a woken thread skips
 // what accrued while it slept.
+#include "perfrt_clock.h"
 #include "perfrt_locks.h"
 #include "perfrt_runtime.h"
 #include "perfrt_speedup.h"
@@ -9,6 +10,12 @@
 #include "perf/perf.h"
 
 #include <gtest/gtest.h>
+
+#include <atomic>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <thread>
+#include <time.h>
 
 using namespace perfrt;
 
@@ -228,6 +235,79 @@ TEST_F(DeclaredWait, DoesNothingWithoutAnExperiment) {
   EXPECT_EQ(b->locks.waitDepth, 0u);
   perf_wait_end();
   EXPECT_EQ(b->locks.blockedTicks, 0u);
+}
+
+/// The interposed mutex calls, on real threads: this test's own calls to
+/// pthread_mutex_lock resolve to the runtime's (linked into the test).
+class InterposedMutex : public DeclaredWait {};
+
+static void sleepMs(long ms) {
+  timespec ts{0, ms * 1000000};
+  nanosleep(&ts, nullptr);
+}
+
+// A waiter woken while the thread that released it runs on in a selected
+// call owes what accrued after the release when it gets the mutex. In the
+// faster program it pays that first and reaches the mutex later, where the
+// releaser may take it again ahead of it; so it gives the mutex up, pays
+// and tries again. Held through its pause, it kept the releaser out:
+// lock_convoy's prepare_local (docs/methodology.md#locks).
+TEST_F(InterposedMutex, AWaiterWhoOwesGivesTheMutexUpWhileItPays) {
+  pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+  auto libcUnlock = reinterpret_cast<int (*)(pthread_mutex_t *)>(
+      dlsym(RTLD_NEXT, "pthread_mutex_unlock"));
+  ASSERT_NE(libcUnlock, nullptr);
+  constexpr uint64_t Ms = 1000000; // ticks: this test's clock is in ns
+  std::atomic<int> held{0};
+  uint32_t releaserBlocked = ~0u;
+  std::thread releaser([&] {
+    tlsState = a;
+    pthread_mutex_lock(&m);
+    held.store(1);
+    sleepMs(20); // the waiter blocks meanwhile
+    // Released with nothing owed, then 20 ms accrued at once (a selected
+    // call that began 40 ms ago), before the waiter can run: it owes them.
+    speedupReleasing(nowTicks());
+    speedupEnterSelected(a, nowTicks() - 40 * Ms);
+    libcUnlock(&m);
+    sleepMs(5); // the waiter has woken and pays its 20 ms
+    uint32_t before = a->locks.contendedLocks;
+    pthread_mutex_lock(&m); // the faster program's order: taken first
+    releaserBlocked = a->locks.contendedLocks - before;
+    speedupExitSelected(a, nowTicks());
+    pthread_mutex_unlock(&m);
+  });
+  while (!held.load())
+    sleepMs(1);
+  pthread_mutex_lock(&m);
+  uint64_t paid = gSpeedup.paidTicks.load();
+  pthread_mutex_unlock(&m);
+  releaser.join();
+  EXPECT_EQ(releaserBlocked, 0u);
+  EXPECT_GE(paid, 20 * Ms);
+  EXPECT_EQ(b->locks.contendedLocks, 1u); // one call, however many tries
+}
+
+// Nothing accrued after its release: the waiter keeps the mutex it got.
+TEST_F(InterposedMutex, AWaiterWhoOwesNothingKeepsTheMutex) {
+  pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+  std::atomic<int> held{0};
+  std::thread holder([&] {
+    tlsState = a;
+    pthread_mutex_lock(&m);
+    held.store(1);
+    sleepMs(10);
+    pthread_mutex_unlock(&m);
+  });
+  while (!held.load())
+    sleepMs(1);
+  pthread_mutex_lock(&m);
+  EXPECT_EQ(b->locks.held, 1u);
+  pthread_mutex_unlock(&m);
+  holder.join();
+  EXPECT_EQ(gSpeedup.paidTicks.load(), 0u);
+  EXPECT_EQ(b->locks.contendedLocks, 1u);
+  EXPECT_EQ(b->locks.held, 0u);
 }
 
 } // namespace
