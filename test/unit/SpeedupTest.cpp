@@ -264,13 +264,15 @@ TEST_F(InterposedMutex, AWaiterWhoOwesGivesTheMutexUpWhileItPays) {
     tlsState = a;
     pthread_mutex_lock(&m);
     held.store(1);
-    sleepMs(20); // the waiter blocks meanwhile
-    // Released with nothing owed, then 20 ms accrued at once (a selected
-    // call that began 40 ms ago), before the waiter can run: it owes them.
+    sleepMs(50); // the waiter blocks meanwhile
+    // Released with nothing owed, then 100 ms accrued at once (a selected
+    // call that began 200 ms ago), before the waiter can run: it owes them.
     speedupReleasing(nowTicks());
-    speedupEnterSelected(a, nowTicks() - 40 * Ms);
+    speedupEnterSelected(a, nowTicks() - 200 * Ms);
     libcUnlock(&m);
-    sleepMs(5); // the waiter has woken and pays its 20 ms
+    // The waiter has woken and pays its 100 ms. Wide margins both sides:
+    // a wake-up on a loaded machine can take milliseconds.
+    sleepMs(30);
     uint32_t before = a->locks.contendedLocks;
     pthread_mutex_lock(&m); // the faster program's order: taken first
     releaserBlocked = a->locks.contendedLocks - before;
@@ -284,7 +286,7 @@ TEST_F(InterposedMutex, AWaiterWhoOwesGivesTheMutexUpWhileItPays) {
   pthread_mutex_unlock(&m);
   releaser.join();
   EXPECT_EQ(releaserBlocked, 0u);
-  EXPECT_GE(paid, 20 * Ms);
+  EXPECT_GE(paid, 100 * Ms);
   EXPECT_EQ(b->locks.contendedLocks, 1u); // one call, however many tries
 }
 
