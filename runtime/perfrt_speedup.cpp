@@ -121,20 +121,67 @@ uint64_t speedupOwedTotal(uint64_t now) {
 }
 
 namespace {
-/// Spins \p ticks of pause on \p t and counts them paid, by it and in all.
-void spinPaid(ThreadState *t, uint64_t ticks) {
-  spinTicks(ticks);
+/// Spins \p ticks of pause on \p t and counts them paid, by it and in all;
+/// returns the ticks it took.
+uint64_t spinPaid(ThreadState *t, uint64_t ticks) {
+  uint64_t took = spinTicks(ticks);
   t->speedupPaidTicks += ticks;
   gSpeedup.paidTicks.fetch_add(ticks, std::memory_order_relaxed);
+  return took;
 }
 
-/// Pays what \p t owes up to \p total.
-void payUpTo(ThreadState *t, uint64_t total) {
-  if (total <= t->localDelayTicks)
-    return;
-  uint64_t owed = total - t->localDelayTicks;
-  spinPaid(t, owed);
-  t->localDelayTicks += owed;
+// Why the pause lasts until the thread is level with the total, not just
+// what it owed when it began: the pause stands for this thread running
+// slower while a selected call ran elsewhere, so it must end level, or the
+// thread reaches what follows (a lock, a queue) ahead of the faster
+// program's order. A probe in the middle of a selected call owes what
+// accrued so far, and while it pays, the call runs on and accrues the pause
+// times the percentage: paid once, the thread was short by that share (at
+// 50% it took contention's ticket lock when the faster poller would have
+// been first, and the loss read -9% for a real -12%). So the pause reads the
+// total as it spins, and ends when the time it took reaches what is owed by
+// then. Calls accruing as fast as it
+// pays (two at 50%) would never let it end level: past what it owed at the
+// start, it stops when the total has grown by as much as it paused, and
+// pays the rest at the next point.
+/// Pauses \p t until it is level with the total at the time (\p now, 0:
+/// read the clock, then as it runs on); returns the total it ended level
+/// with.
+uint64_t payUpToNow(ThreadState *t, uint64_t now) {
+  uint64_t total = speedupOwedTotal(now);
+  uint64_t local = t->localDelayTicks;
+  if (total <= local)
+    return total;
+  uint64_t owedAtStart = total - local, totalAtStart = total;
+  uint64_t coarse = gClock.useTsc ? uint64_t(2000 / gClock.nsPerTick) : 2000;
+  uint64_t begin = nowTicks(), took = 0;
+  // The caller's time and the clock's run at the same pace from here.
+  uint64_t base = now ? now : begin;
+  for (;;) {
+    took = nowTicks() - begin;
+    // Never read lower: a call moving its accrual from its running slot to
+    // the global count shows neither in between, for as long as its thread
+    // is preempted there.
+    uint64_t read = gSpeedup.globalTicks.load(std::memory_order_relaxed) +
+                    accruedByRunning(0, base + took);
+    if (read > total)
+      total = read;
+    uint64_t owed = total > local ? total - local : 0;
+    if (took >= owed)
+      break;
+    if (took >= owedAtStart && total - totalAtStart >= took)
+      break;
+    if (owed - took > coarse)
+      _mm_pause();
+  }
+  // Level, it is credited what it owed (a preemption in the pause is not
+  // a pause); stopped short, what it paused.
+  uint64_t owed = total > local ? total - local : 0;
+  uint64_t paid = took < owed ? took : owed;
+  t->speedupPaidTicks += paid;
+  gSpeedup.paidTicks.fetch_add(paid, std::memory_order_relaxed);
+  t->localDelayTicks = local + paid;
+  return total < t->localDelayTicks ? total : t->localDelayTicks;
 }
 
 /// \p total is what the threads released now may forgive.
@@ -149,7 +196,7 @@ void publishReleased(uint64_t total) {
 void speedupCatchUp(ThreadState *t, uint64_t now) {
   if (t->selectedDepth)
     return;
-  payUpTo(t, speedupOwedTotal(now));
+  payUpToNow(t, now);
 }
 
 uint64_t speedupOwed(const ThreadState *t, uint64_t now) {
@@ -162,12 +209,9 @@ uint64_t speedupOwed(const ThreadState *t, uint64_t now) {
 void speedupReleasing(uint64_t now) { publishReleased(speedupOwedTotal(now)); }
 
 void speedupBeforeWaking(ThreadState *t) {
-  // One total for both: outside a selected call it is what the thread pays
-  // up to (its own running slot is empty); inside one it pays nothing.
-  uint64_t total = speedupOwedTotal();
-  if (!t->selectedDepth)
-    payUpTo(t, total);
-  publishReleased(total);
+  // One total for both: outside a selected call it is what the thread ended
+  // level with (its own running slot is empty); inside one it pays nothing.
+  publishReleased(t->selectedDepth ? speedupOwedTotal() : payUpToNow(t, 0));
 }
 
 void speedupSkip(ThreadState *t, uint64_t now) {

@@ -127,27 +127,58 @@ TEST_F(Speedup, AWokenSelectedCallForgivesNotItsOwnAccrual) {
 
 // The pause stands for "the other threads ran slower while f ran": it
 // accrues while the selected call runs, so a thread whose probe falls in the
-// middle of it pays half of it then, and the rest later, never twice.
+// middle of it pays what accrued so far and what accrues while it pays, and
+// the rest later, never twice. (The times are the test's, moved on by what
+// b's pause took: a little over what it paid, or much more if preempted.)
 TEST_F(Speedup, DelayAccruesWhileTheSelectedCallRuns) {
-  speedupEnterSelected(a, 1000);
-  speedupCatchUp(b, 3000); // a has run 2000 ticks: 1000 owed so far
-  EXPECT_EQ(b->localDelayTicks, 1000u);
-  speedupExitSelected(a, 5000); // 4000 ticks: 2000 in all
-  EXPECT_EQ(gSpeedup.globalTicks.load(), 2000u);
-  speedupCatchUp(b, 6000);
-  EXPECT_EQ(b->localDelayTicks, 2000u);
-  EXPECT_EQ(gSpeedup.paidTicks.load(), 2000u);
+  speedupEnterSelected(a, 1000000);
+  speedupCatchUp(b, 3000000); // a has run 2 ms: 1 ms owed so far
+  uint64_t atProbe = b->localDelayTicks;
+  EXPECT_GE(atProbe, 2000000u - 1000u); // and about 1 ms more while it paid
+  uint64_t end = 1000000 + 2 * atProbe + 2000000;
+  speedupExitSelected(a, end); // 1 ms more than b paid
+  EXPECT_EQ(gSpeedup.globalTicks.load(), atProbe + 1000000);
+  speedupCatchUp(b, end);
+  EXPECT_EQ(b->localDelayTicks, atProbe + 1000000);
+  EXPECT_EQ(gSpeedup.paidTicks.load(), atProbe + 1000000);
+}
+
+// Paid once, the pause left the thread short by what accrued while it ran,
+// and it reached what followed (a lock) ahead of the faster program's order
+// (examples/causal/contention's poll_stats, docs/methodology.md). The test
+// runs the clock for real: 20 ms of pause.
+TEST_F(Speedup, APauseEndsLevelWithACallStillRunning) {
+  uint64_t now = nowTicks();
+  uint64_t ms = gClock.useTsc ? uint64_t(1e6 / gClock.nsPerTick) : 1000000;
+  speedupEnterSelected(a, now - 20 * ms);
+  speedupCatchUp(b, now); // 10 ms owed, and 5 more while paying them, ...
+  EXPECT_GE(b->localDelayTicks, 20 * ms - ms / 1000);
+  EXPECT_LE(b->localDelayTicks, speedupOwedTotal());
+  speedupExitSelected(a, nowTicks());
+}
+
+// Two selected calls running at 50% accrue as fast as a pause is paid: it is
+// paid once, and what accrued meanwhile at the next point.
+TEST_F(Speedup, APauseIsPaidOnceWhenItCannotEndLevel) {
+  ThreadState *c = createThreadState();
+  ASSERT_TRUE(c);
+  speedupEnterSelected(a, 0);
+  speedupEnterSelected(c, 0);
+  speedupCatchUp(b, 2000); // 1000 + 1000, and as much again while it pays
+  uint64_t paid = b->localDelayTicks;
+  EXPECT_GE(paid, 2000u);
+  EXPECT_LT(paid, speedupOwedTotal(2000 + paid)); // not level
+  EXPECT_EQ(gSpeedup.paidTicks.load(), paid);
 }
 
 TEST_F(Speedup, ABlockedSelectedCallStopsAccruing) {
   speedupEnterSelected(a, 0);
   speedupBeforeBlock(a, 1000); // 1000 ticks of its own work, then blocked
-  speedupCatchUp(b, 5000);
+  speedupCatchUp(b, 5000);     // nothing accrues while it pays
   EXPECT_EQ(b->localDelayTicks, 500u);
   a->locks.blockedTicks += 8000; // what the interposer adds on waking
   speedupAfterBlock(a, 9000);
-  speedupCatchUp(b, 10000); // 1000 + 1000 of own work
-  EXPECT_EQ(b->localDelayTicks, 1000u);
+  EXPECT_EQ(speedupOwedTotal(10000), 1000u); // 1000 + 1000 of own work
   speedupExitSelected(a, 10000);
   EXPECT_EQ(gSpeedup.globalTicks.load(), 1000u);
   speedupCatchUp(b, 11000);
