@@ -93,7 +93,8 @@ std::string renderSpeedupMarkdown(const SweepState &state,
   std::string md = "# perfctl sweep: virtual speedups\n\n";
   md += fmt::format(
       "`{}`: {} runs ({} group(s) x speedups {} x {} repeats{}, plus {} "
-      "unarmed controls) in random order (seed {}); throughput from progress "
+      "unarmed controls) in rounds, each in random order (seed {}); throughput "
+      "from progress "
       "point `{}`, as the runtime's virtual rate: the units of work over the "
       "window minus the delay inserted into the other threads.\n\n",
       fmt::join(o.command, " "), state.records.size() - state.remade,

@@ -1,9 +1,10 @@
 //===- Plan.h - which runs a sweep makes, and in what order ----*- C++ -*-===//
 //
 // A sweep runs the command once per group, per delay, per repeat, plus the
-// unarmed control (no delay targets at all) as often as any delay, all in
-// one random order drawn from --seed: slow drifts of the machine (thermal,
-// other load) then spread over every delay instead of biasing the largest.
+// unarmed control (no delay targets at all) as often as any delay, in
+// rounds of one run each, every round in its own random order drawn from
+// --seed: slow drifts of the machine (thermal, other load) then spread
+// evenly over every delay instead of biasing the largest or a few runs.
 // Delay 0 (the armed baseline) is always part of the sweep. Here too: the
 // units delays are written in, and --group NAME=FILE.
 //
@@ -95,8 +96,8 @@ struct SweepPlan {
   std::vector<PlannedRun> runs; ///< in the order they run
 };
 
-/// Every (group, delay, repeat) and \p repeats unarmed controls, shuffled
-/// with \p seed. Adds delay 0 when \p delays lack it.
+/// Every (group, delay, repeat) and \p repeats unarmed controls, in rounds
+/// (appendRounds) drawn from \p seed. Adds delay 0 when \p delays lack it.
 SweepPlan makePlan(std::vector<Group> groups, std::vector<std::uint64_t> delays,
                    unsigned repeats, std::uint64_t seed);
 
@@ -116,13 +117,13 @@ std::vector<PlannedRun> roundOf(const SweepPlan &plan,
 /// The indices of every group of \p plan.
 std::vector<int> allGroups(const SweepPlan &plan);
 
-/// \p count rounds of every group and the control (roundOf), appended in
-/// one order shuffled with \p seed.
+/// \p count rounds of every group and the control (roundOf), appended one
+/// after the other, each in its own order drawn from \p seed.
 void appendRounds(SweepPlan &plan, unsigned count, std::uint64_t seed);
 
 /// Every (group, percent, repeat), with BaselinePercent added, and
-/// \p repeats unarmed controls, shuffled with \p seed: the virtual-speedup
-/// sweep (Coz's mode).
+/// \p repeats unarmed controls, in rounds drawn from \p seed: the
+/// virtual-speedup sweep (Coz's mode).
 SweepPlan makeSpeedupPlan(std::vector<Group> groups,
                           std::vector<unsigned> percents, unsigned repeats,
                           std::uint64_t seed);

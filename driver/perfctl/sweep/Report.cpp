@@ -414,19 +414,19 @@ std::string renderMarkdown(const SweepState &state, const SweepAnalysis &a,
           : "the program's output, `--regex '" + o.throughput.regex + "'`";
   std::string md = "# perfctl sweep\n\n";
   if (!o.autoDelays && !o.adaptive)
-    md += fmt::format("`{}`: {} runs ({} group(s) x delays {} x {} repeats, "
-                      "plus {} unarmed controls) in random order (seed {}); "
-                      "throughput from {}.\n\n",
-                      fmt::join(o.command, " "),
-                      state.records.size() - state.remade,
-                      state.plan.groups.size(), delays, state.plan.repeats,
-                      state.plan.repeats, state.plan.seed, source);
+    md += fmt::format(
+        "`{}`: {} runs ({} group(s) x delays {} x {} repeats, "
+        "plus {} unarmed controls) in rounds, each in random order (seed {}); "
+        "throughput from {}.\n\n",
+        fmt::join(o.command, " "), state.records.size() - state.remade,
+        state.plan.groups.size(), delays, state.plan.repeats,
+        state.plan.repeats, state.plan.seed, source);
   else
-    md += fmt::format("`{}`: {} runs in random order (seed {}); throughput "
-                      "from {}. The sweep sized itself: see below.\n\n",
-                      fmt::join(o.command, " "),
-                      state.records.size() - state.remade, state.plan.seed,
-                      source);
+    md += fmt::format(
+        "`{}`: {} runs in rounds, each in random order (seed {}); throughput "
+        "from {}. The sweep sized itself: see below.\n\n",
+        fmt::join(o.command, " "), state.records.size() - state.remade,
+        state.plan.seed, source);
   if (MachineUse m = machineUseOf(state.records); m.known())
     md +=
         fmt::format("Other processes used {:.2f} of the {} CPUs on average "

@@ -80,12 +80,15 @@ int runPilot(SweepState &state) {
   }
   // The first repeats: the pilot already made the zero-delay runs and the
   // controls (PilotRepeats of each).
-  std::vector<PlannedRun> runs;
-  for (unsigned repeat = 1; repeat <= o.repeats; ++repeat)
+  // Round by round, each in its own order (appendRounds says why).
+  for (unsigned repeat = 1; repeat <= o.repeats; ++repeat) {
+    std::vector<PlannedRun> runs;
     for (const PlannedRun &run : roundOf(plan, allGroups(plan), true))
       if (repeat > PilotRepeats || (run.armed() && run.delayNs > 0))
         runs.push_back(run);
-  appendShuffled(plan, std::move(runs), o.seed + 1);
+    appendShuffled(plan, std::move(runs),
+                   o.seed + 1 + 0x9e3779b97f4a7c15ull * repeat);
+  }
   return 0;
 }
 

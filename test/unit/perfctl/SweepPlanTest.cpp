@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <set>
 #include <tuple>
 
 using namespace perfcc::perfctl;
@@ -151,6 +152,32 @@ TEST(Plan, EveryGroupDelayAndRepeatOnceAndTheControls) {
   EXPECT_EQ(seen.size(), plan.runs.size());
   for (unsigned r = 1; r <= 3; ++r)
     EXPECT_EQ((seen[{-1, 0, r}]), 1);
+}
+
+// A slow stretch of the machine must not fall on a few runs of one level:
+// each round runs every (group, delay) and a control once, and the next
+// round begins only after it.
+TEST(Plan, RunsComeInRoundsOfEveryLevelOnce) {
+  std::vector<Group> groups = {{"a", "a.t"}, {"b", "b.t"}};
+  for (SweepPlan plan : {makePlan(groups, {1000, 10000}, 6, 3),
+                         makeSpeedupPlan(groups, {10, 30, 50}, 6, 3)}) {
+    std::size_t perRound = plan.runs.size() / 6;
+    ASSERT_EQ(perRound * 6, plan.runs.size());
+    std::set<std::vector<std::tuple<int, std::uint64_t, unsigned>>> orders;
+    for (std::size_t round = 0; round < 6; ++round) {
+      std::vector<std::tuple<int, std::uint64_t, unsigned>> order;
+      for (std::size_t i = round * perRound; i < (round + 1) * perRound; ++i) {
+        const PlannedRun &run = plan.runs[i];
+        EXPECT_EQ(run.repeat, round + 1) << describeRun(plan, run);
+        order.push_back({run.group, run.delayNs, run.speedupPercent});
+      }
+      std::set<std::tuple<int, std::uint64_t, unsigned>> levels(order.begin(),
+                                                                order.end());
+      EXPECT_EQ(levels.size(), perRound); // each level once
+      orders.insert(order);
+    }
+    EXPECT_GT(orders.size(), 1u); // each round in its own order
+  }
 }
 
 TEST(Plan, OrderIsRandomButReproducible) {
