@@ -16,12 +16,16 @@ namespace perfrt {
 
 DelayConfig gDelay = {false, 0, 0, 1, 0, ~0ull, 0, 0};
 
-uint64_t spinTicks(uint64_t ticks) {
-  uint64_t begin = nowTicks(), target = begin + ticks, now;
+uint64_t spinPauseAboveTicks() {
   // Short delays spin on the clock alone: a pause instruction can take over
   // 40 ns, too coarse for a 50 ns bump. Long ones pause until the last
   // microsecond or so, to be kind to a sibling hyperthread.
-  uint64_t coarse = gClock.useTsc ? uint64_t(2000 / gClock.nsPerTick) : 2000;
+  return gClock.useTsc ? uint64_t(2000 / gClock.nsPerTick) : 2000;
+}
+
+uint64_t spinTicks(uint64_t ticks) {
+  uint64_t begin = nowTicks(), target = begin + ticks, now;
+  uint64_t coarse = spinPauseAboveTicks();
   while ((now = nowTicks()) < target)
     if (target - now > coarse)
       _mm_pause();

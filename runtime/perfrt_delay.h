@@ -118,6 +118,10 @@ void delayPayPending(ThreadState *t);
 /// Spins for \p ticks (at least one clock read); returns the delivered ticks.
 uint64_t spinTicks(uint64_t ticks);
 
+/// How far from its end a spin may still execute a pause instruction
+/// (spinTicks; a virtual speedup's pause spins by the same rule).
+uint64_t spinPauseAboveTicks();
+
 } // namespace perfrt
 
 #endif // PERFRT_DELAY_H

@@ -9,6 +9,8 @@ PERFRT_NOINSTR_BEGIN
 #include "perfrt_gpu_attach.h"
 #include "perfrt_record.h"
 
+#include <immintrin.h>
+
 namespace perfrt {
 
 SpeedupState gSpeedup;
@@ -121,13 +123,11 @@ uint64_t speedupOwedTotal(uint64_t now) {
 }
 
 namespace {
-/// Spins \p ticks of pause on \p t and counts them paid, by it and in all;
-/// returns the ticks it took.
-uint64_t spinPaid(ThreadState *t, uint64_t ticks) {
-  uint64_t took = spinTicks(ticks);
+/// Spins \p ticks of pause on \p t and counts them paid, by it and in all.
+void spinPaid(ThreadState *t, uint64_t ticks) {
+  spinTicks(ticks);
   t->speedupPaidTicks += ticks;
   gSpeedup.paidTicks.fetch_add(ticks, std::memory_order_relaxed);
-  return took;
 }
 
 // Why the pause lasts until the thread is level with the total, not just
@@ -140,10 +140,9 @@ uint64_t spinPaid(ThreadState *t, uint64_t ticks) {
 // 50% it took contention's ticket lock when the faster poller would have
 // been first, and the loss read -9% for a real -12%). So the pause reads the
 // total as it spins, and ends when the time it took reaches what is owed by
-// then. Calls accruing as fast as it
-// pays (two at 50%) would never let it end level: past what it owed at the
-// start, it stops when the total has grown by as much as it paused, and
-// pays the rest at the next point.
+// then. Calls accruing as fast as it pays (two at 50%) would never let it
+// end level: past what it owed at the start, it stops when the total has
+// grown by as much as it paused, and pays the rest at the next point.
 /// Pauses \p t until it is level with the total at the time (\p now, 0:
 /// read the clock, then as it runs on); returns the total it ended level
 /// with.
@@ -153,7 +152,7 @@ uint64_t payUpToNow(ThreadState *t, uint64_t now) {
   if (total <= local)
     return total;
   uint64_t owedAtStart = total - local, totalAtStart = total;
-  uint64_t coarse = gClock.useTsc ? uint64_t(2000 / gClock.nsPerTick) : 2000;
+  uint64_t coarse = spinPauseAboveTicks();
   uint64_t begin = nowTicks(), took = 0;
   // The caller's time and the clock's run at the same pace from here.
   uint64_t base = now ? now : begin;

@@ -94,8 +94,8 @@ std::string renderSpeedupMarkdown(const SweepState &state,
   md += fmt::format(
       "`{}`: {} runs ({} group(s) x speedups {} x {} repeats{}, plus {} "
       "unarmed controls) in rounds, each in random order (seed {}); throughput "
-      "from progress "
-      "point `{}`, as the runtime's virtual rate: the units of work over the "
+      "from progress point `{}`, as the runtime's virtual rate: the units of "
+      "work over the "
       "window minus the delay inserted into the other threads.\n\n",
       fmt::join(o.command, " "), state.records.size() - state.remade,
       state.plan.groups.size(), percents, state.plan.repeats,

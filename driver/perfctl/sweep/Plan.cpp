@@ -255,11 +255,14 @@ std::vector<int> allGroups(const SweepPlan &plan) {
 // by chance and move its median (contention's virtual speedup at 29% read
 // -15% for a true -10%, three of its five runs slow). In rounds, every
 // level has one run in each stretch of a round's length.
+std::uint64_t roundSeed(std::uint64_t seed, unsigned round) {
+  return seed + 0x9e3779b97f4a7c15ull * round;
+}
+
 void appendRounds(SweepPlan &plan, unsigned count, std::uint64_t seed) {
   std::vector<int> all = allGroups(plan);
   for (unsigned round = 0; round < count; ++round)
-    appendShuffled(plan, roundOf(plan, all, true),
-                   seed + 0x9e3779b97f4a7c15ull * round);
+    appendShuffled(plan, roundOf(plan, all, true), roundSeed(seed, round));
 }
 
 SweepPlan makePlan(std::vector<Group> groups, std::vector<std::uint64_t> delays,

@@ -121,6 +121,9 @@ std::vector<int> allGroups(const SweepPlan &plan);
 /// after the other, each in its own order drawn from \p seed.
 void appendRounds(SweepPlan &plan, unsigned count, std::uint64_t seed);
 
+/// The seed of round \p round's order in a sweep drawn from \p seed.
+std::uint64_t roundSeed(std::uint64_t seed, unsigned round);
+
 /// Every (group, percent, repeat), with BaselinePercent added, and
 /// \p repeats unarmed controls, in rounds drawn from \p seed: the
 /// virtual-speedup sweep (Coz's mode).

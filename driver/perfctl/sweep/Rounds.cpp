@@ -86,8 +86,7 @@ int runPilot(SweepState &state) {
     for (const PlannedRun &run : roundOf(plan, allGroups(plan), true))
       if (repeat > PilotRepeats || (run.armed() && run.delayNs > 0))
         runs.push_back(run);
-    appendShuffled(plan, std::move(runs),
-                   o.seed + 1 + 0x9e3779b97f4a7c15ull * repeat);
+    appendShuffled(plan, std::move(runs), roundSeed(o.seed + 1, repeat));
   }
   return 0;
 }
