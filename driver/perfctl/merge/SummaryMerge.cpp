@@ -10,6 +10,7 @@
 #include <set>
 #include <stdexcept>
 #include <tuple>
+#include <type_traits>
 
 namespace perfcc::perfctl {
 
@@ -27,6 +28,14 @@ T numberAt(const json &doc, const char *name, const std::string &file,
     throw std::runtime_error(
         fmt::format("{}: not a perfcc summary: {} has no number \"{}\"", file,
                     where, name));
+  // A float out of an integer's range converted to it is undefined
+  // behaviour (test/fuzz/summary_fuzzer: 8.7e+44 as a window's end).
+  if constexpr (std::is_integral_v<T>)
+    if (std::is_unsigned_v<T> ? !it->is_number_unsigned()
+                              : !it->is_number_integer())
+      throw std::runtime_error(
+          fmt::format("{}: not a perfcc summary: {} has no integer \"{}\"",
+                      file, where, name));
   return it->get<T>();
 }
 
