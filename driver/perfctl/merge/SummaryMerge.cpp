@@ -117,6 +117,30 @@ bool addWork(const json &work, std::uint64_t &bytes, std::uint64_t &flops,
   return true;
 }
 
+/// Fails naming \p file unless \p point is a progress point whose counts
+/// are counts and whose rates and latency are numbers: the merge adds them
+/// to another process's, so what it reads first must be of that kind too.
+void checkProgressPoint(const json &point, const std::string &file) {
+  if (!point.is_object())
+    throw std::runtime_error(fmt::format(
+        "{}: not a perfcc summary: a progress point is not an object", file));
+  std::string name = stringOr(point, key::Name);
+  for (const char *count : {key::Count, key::CountInWindow, key::Begins,
+                            key::Ends, key::EndsInWindow})
+    if (point.contains(count) && !isCount(point[count]))
+      throw std::runtime_error(fmt::format(
+          "{}: not a perfcc summary: progress point \"{}\" has no count "
+          "\"{}\"",
+          file, name, count));
+  for (const char *number :
+       {key::RatePerS, key::VirtualRatePerS, key::MeanLatencyNs})
+    if (point.contains(number) && !point[number].is_number())
+      throw std::runtime_error(fmt::format(
+          "{}: not a perfcc summary: progress point \"{}\" has no number "
+          "\"{}\"",
+          file, name, number));
+}
+
 } // namespace
 
 json mergeSummaries(const std::vector<SummaryFile> &summaries,
@@ -220,6 +244,7 @@ json mergeSummaries(const std::vector<SummaryFile> &summaries,
     }
     if (auto p = doc.find(key::Progress); p != doc.end() && p->is_array())
       for (const json &point : *p) {
+        checkProgressPoint(point, file);
         std::string name = stringOr(point, key::Name);
         auto [at, added] = progress.try_emplace(name, point);
         if (added) {
@@ -229,15 +254,14 @@ json mergeSummaries(const std::vector<SummaryFile> &summaries,
         json &sum = at->second;
         for (const char *count : {key::Count, key::CountInWindow, key::Begins,
                                   key::Ends, key::EndsInWindow})
-          if (point.contains(count) && isCount(point[count]))
+          if (point.contains(count))
             sum[count] = sum.value(count, std::uint64_t(0)) +
                          point[count].get<std::uint64_t>();
         for (const char *rate : {key::RatePerS, key::VirtualRatePerS})
-          if (point.contains(rate) && point[rate].is_number())
+          if (point.contains(rate))
             sum[rate] = sum.value(rate, 0.0) + point[rate].get<double>();
         // A latency's mean, weighted by the requests each process ended.
-        if (point.contains(key::MeanLatencyNs) &&
-            point[key::MeanLatencyNs].is_number()) {
+        if (point.contains(key::MeanLatencyNs)) {
           double ends = point.value(key::Ends, 0.0);
           double before = sum.value(key::Ends, 0.0) - ends;
           double mean = sum.value(key::MeanLatencyNs, 0.0);

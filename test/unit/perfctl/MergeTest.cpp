@@ -284,6 +284,37 @@ TEST(SummaryMerge, ExactWhereItCanBeAndEachProcessKept) {
                std::runtime_error);
 }
 
+TEST(SummaryMerge, AProgressPointOfTheWrongKindIsAnErrorNamingTheFile) {
+  // The merge adds a point to the first one of its name: a count that is a
+  // float, a rate that is a string or a point that is not an object must be
+  // refused before anything is added to it (summary_fuzzer found each).
+  namespace s = perfcc::schema::summary;
+  auto expectRefused = [](nlohmann::ordered_json point, const char *what) {
+    auto b = summary(2, 30, 2000, 20, 90, 5500);
+    b[s::Progress].push_back(std::move(point));
+    try {
+      mergeSummaries({{"a.summary.json", summary(1, 10, 1000, 50, 300, 5000)},
+                      {"b.summary.json", b}},
+                     "9.9");
+      ADD_FAILURE() << "accepted a point with " << what;
+    } catch (const std::runtime_error &e) {
+      EXPECT_NE(std::string(e.what()).find("b.summary.json: not a perfcc "
+                                           "summary: "),
+                std::string::npos)
+          << e.what();
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos)
+          << e.what();
+    }
+  };
+  expectRefused({{s::Name, "items"}, {s::Count, 1e30}},
+                "progress point \"items\" has no count \"count\"");
+  expectRefused({{s::Name, "items"}, {s::Ends, "a"}, {s::MeanLatencyNs, 1}},
+                "has no count \"ends\"");
+  expectRefused({{s::Name, "items"}, {s::RatePerS, "fast"}},
+                "has no number \"rate_per_s\"");
+  expectRefused(5, "a progress point is not an object");
+}
+
 TEST(SummaryMerge, WorkIsSummedAndItsRatesTakenOverTheMergedTime) {
   // perf_work's totals add over processes; the rates are over the merged
   // inclusive time (3,000 ns), as the runtime computes them; a malformed
