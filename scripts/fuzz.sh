@@ -15,6 +15,7 @@ declare -A corpus=(
   [cmdline_fuzzer]=test/fuzz/corpus/cmdline
   [summary_fuzzer]=test/fuzz/corpus/summary
   [trace_fuzzer]=test/fuzz/corpus/trace
+  [merge_fuzzer]=test/fuzz/corpus/merge
   [spill_fuzzer]=test/fuzz/corpus/spill
   [safetensors_fuzzer]=test/engine/io/fuzz-corpus
   [engine_tokenizer_fuzzer]=test/engine/tokenizer/fuzz/encode
@@ -22,7 +23,7 @@ declare -A corpus=(
 )
 names=("$@")
 [ ${#names[@]} -gt 0 ] || names=(selection_fuzzer settings_fuzzer
-  cmdline_fuzzer summary_fuzzer trace_fuzzer spill_fuzzer safetensors_fuzzer
+  cmdline_fuzzer summary_fuzzer trace_fuzzer merge_fuzzer spill_fuzzer safetensors_fuzzer
   engine_tokenizer_fuzzer engine_tokenizer_json_fuzzer)
 status=0
 for name in "${names[@]}"; do

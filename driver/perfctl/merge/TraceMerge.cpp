@@ -13,6 +13,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 
 namespace perfcc::perfctl {
 
@@ -262,6 +263,23 @@ bool mergeTraces(const std::vector<std::string> &files, std::FILE *out,
       }
     }
   }
+  // Each trace's ids are offset past the earlier traces' largest: ids so
+  // large that the sum leaves the integers are refused here, before a byte
+  // is written, rather than wrapped round to collide with others.
+  Ids offsets;
+  for (const Survey &s : surveys)
+    for (auto [kind, own, sum] :
+         {std::tuple{"flow", s.maxIds.flow, &offsets.flow},
+          std::tuple{"CUPTI correlation", s.maxIds.correlation,
+                     &offsets.correlation},
+          std::tuple{"External", s.maxIds.external, &offsets.external}})
+      if (__builtin_add_overflow(*sum, own, sum)) {
+        error = fmt::format("{}: its {} ids go up to {}: renumbered past the "
+                            "earlier traces' they would not fit in 64 bits",
+                            s.file, kind, own);
+        return false;
+      }
+
   // Every process's host pid stays; its other tracks (GPUs) get pids past
   // any a process can have, one per process and track.
   std::int64_t nextTrackPid = std::int64_t(1) << 32;

@@ -18,6 +18,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -201,6 +202,28 @@ TEST(TraceMerge, RefusesWhatCannotShareATimeline) {
   cut.resize(cut.size() / 2);
   EXPECT_EQ(merged({processTrace(100, 0), cut}, error), "");
   EXPECT_NE(error.find("merge-1.trace.json: truncated"), std::string::npos)
+      << error;
+}
+
+TEST(TraceMerge, RefusesIdsTooLargeToRenumber) {
+  // The second trace's flow ids are offset past the first's: ids near the
+  // top of the 64-bit range would wrap round to collide with others.
+  auto withFlowId = [](std::int64_t pid, std::int64_t id) {
+    json doc = json::parse(processTrace(pid, 0));
+    for (json &e : doc[key::Events])
+      if (e.contains(key::FlowId))
+        e[key::FlowId] = id;
+    return doc.dump();
+  };
+  std::int64_t huge = std::numeric_limits<std::int64_t>::max() - 1000;
+  std::string error;
+  EXPECT_EQ(merged({withFlowId(100, huge), withFlowId(200, huge)}, error), "");
+  EXPECT_NE(error.find("merge-1.trace.json: its flow ids go up to " +
+                       std::to_string(huge)),
+            std::string::npos)
+      << error;
+  // One such trace alone is renumbered by nothing: merged as it is.
+  EXPECT_NE(merged({withFlowId(100, huge), withFlowId(200, 1)}, error), "")
       << error;
 }
 
