@@ -3,7 +3,7 @@
 // another process: a trace it cannot merge is an error naming the file, never
 // a crash, an exception out of it or undefined behaviour (ids renumbered
 // past the other trace's); a merge it accepts is a trace perfctl's reader
-// accepts too, with every event of both.
+// accepts too.
 #include "merge/TraceMerge.h"
 #include "trace/TraceReader.h"
 
@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -80,9 +81,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
            std::to_string(getpid());
   }();
   static const std::string other = [] {
-    std::string text = OtherTrace;
-    std::string path =
-        writeFile(dir + ".other.trace.json", text.data(), text.size());
+    std::string path = writeFile(dir + ".other.trace.json", OtherTrace,
+                                 std::strlen(OtherTrace));
     std::atexit([] {
       std::remove((dir + ".other.trace.json").c_str());
       std::remove((dir + ".fuzzed.trace.json").c_str());

@@ -266,19 +266,23 @@ bool mergeTraces(const std::vector<std::string> &files, std::FILE *out,
   // Each trace's ids are offset past the earlier traces' largest: ids so
   // large that the sum leaves the integers are refused here, before a byte
   // is written, rather than wrapped round to collide with others.
-  Ids offsets;
-  for (const Survey &s : surveys)
+  std::vector<Ids> offsets(surveys.size());
+  Ids next;
+  for (std::size_t i = 0; i < surveys.size(); ++i) {
+    const Survey &s = surveys[i];
+    offsets[i] = next;
     for (auto [kind, own, sum] :
-         {std::tuple{"flow", s.maxIds.flow, &offsets.flow},
+         {std::tuple{"flow", s.maxIds.flow, &next.flow},
           std::tuple{"CUPTI correlation", s.maxIds.correlation,
-                     &offsets.correlation},
-          std::tuple{"External", s.maxIds.external, &offsets.external}})
+                     &next.correlation},
+          std::tuple{"External", s.maxIds.external, &next.external}})
       if (__builtin_add_overflow(*sum, own, sum)) {
         error = fmt::format("{}: its {} ids go up to {}: renumbered past the "
                             "earlier traces' they would not fit in 64 bits",
                             s.file, kind, own);
         return false;
       }
+  }
 
   // Every process's host pid stays; its other tracks (GPUs) get pids past
   // any a process can have, one per process and track.
@@ -286,9 +290,9 @@ bool mergeTraces(const std::vector<std::string> &files, std::FILE *out,
 
   Writer w(out);
   w.put(fmt::format("{{\"{}\":[", key::Events));
-  Ids offset;
   for (std::size_t i = 0; i < surveys.size(); ++i) {
     const Survey &s = surveys[i];
+    const Ids &offset = offsets[i];
     std::int64_t host = *s.hostPid;
     std::map<std::int64_t, std::int64_t> trackPid;
     for (std::int64_t pid : s.pids)
@@ -340,9 +344,6 @@ bool mergeTraces(const std::vector<std::string> &files, std::FILE *out,
       error = fmt::format("{}: {}", s.file, problem);
       return false;
     }
-    offset.flow += s.maxIds.flow;
-    offset.correlation += s.maxIds.correlation;
-    offset.external += s.maxIds.external;
     merged.push_back(std::move(m));
   }
   w.put(fmt::format("\n],\"{}\":\"ns\",\"{}\":{}}}\n", key::DisplayTimeUnit,

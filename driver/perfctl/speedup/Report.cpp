@@ -95,8 +95,8 @@ std::string renderSpeedupMarkdown(const SweepState &state,
       "`{}`: {} runs ({} group(s) x speedups {} x {} repeats{}, plus {} "
       "unarmed controls) in rounds, each in random order (seed {}); throughput "
       "from progress point `{}`, as the runtime's virtual rate: the units of "
-      "work over the "
-      "window minus the delay inserted into the other threads.\n\n",
+      "work over the window minus the delay inserted into the other "
+      "threads.\n\n",
       fmt::join(o.command, " "), state.records.size() - state.remade,
       state.plan.groups.size(), percents, state.plan.repeats,
       o.adaptive ? fmt::format(" to begin with, then {} round(s)", state.rounds)
