@@ -67,7 +67,7 @@ std::string nothingDelayed(const Group &group, const Selection &selection,
     std::size_t includes = 0;
     for (const Rule &rule : selection.rules())
       includes += !rule.exclude;
-    return fmt::format("{}: {} {} matched no compiled-in probe (the "
+    return fmt::format("{}: {} {} matched no probed function that ran (the "
                        "program's probes that ran: {})",
                        group.file, includes == 1 ? "target" : "targets",
                        includePatterns(selection),
@@ -267,7 +267,9 @@ int runSweep(SweepState &state) {
       for (const std::string &unused :
            matchTargets(*selections[run.group], *m).unusedPatterns)
         warnOnce(
-            fmt::format("{}: target matched no compiled-in probe", unused));
+            fmt::format("{}: target matched no probed function that ran (none "
+                        "has a probe, or none was called)",
+                        unused));
     std::optional<RunOutcome> outcome =
         measureRun(*m, options.throughput, pattern.get(), result.wallNs,
                    readFile(stdoutPath), error);
