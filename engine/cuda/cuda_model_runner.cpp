@@ -3,6 +3,7 @@
 #include "engine/cuda/cuda_model_runner.h"
 
 #include "engine/cuda/dependent_launch.h"
+#include "engine/cuda/gemv_options.h"
 #include "engine/cuda/graph_ladder.h"
 #include "engine/cuda/kv_budget.h"
 #include "engine/error.h"
@@ -23,6 +24,8 @@ std::string open_device() {
                 ")");
   check(cudaSetDevice(0), "selecting GPU 0");
   dependent_launch_enabled(); // a bad ENGINE_CUDA_PDL is an error here
+  gemv_prefetch_enabled();    // and ENGINE_CUDA_PREFETCH,
+  gemv_rows_per_group();      // ENGINE_CUDA_GEMV_ROWS
   cudaDeviceProp prop;
   check(cudaGetDeviceProperties(&prop, 0), "reading GPU 0's properties");
   return std::string(prop.name) + " (sm_" + std::to_string(prop.major) +

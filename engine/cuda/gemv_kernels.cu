@@ -55,84 +55,133 @@ __device__ __forceinline__ uint4 x_chunk(const uint4 *x, int chunks, int n,
   return make_uint4(o[0], o[1], o[2], o[3]);
 }
 
-/// Rows too few to fill the GPU get several warps each (split along the
-/// columns, summed in shared memory), for more loads in flight. x is read
-/// through the cache (it is small and every warp reads it), next to the
-/// weights, so neither waits for the other.
-template <int N, bool F32, bool SWIGLU, int WARPS_PER_ROW>
+/// Asks for rows [first, first + count) of w (cols wide, clipped to rows) in
+/// L2, one 128-byte line per thread at a time. A prefetch loads nothing into
+/// registers: the earlier try of issuing the first weight loads before the
+/// wait lost by the registers it held (below).
+__device__ __forceinline__ void prefetch_rows(const uint16_t *w, int rows,
+                                              int cols, int first, int count) {
+  const int last = min(first + count, rows);
+  if (first >= last)
+    return;
+  const char *begin = reinterpret_cast<const char *>(w + int64_t(first) * cols);
+  const int64_t bytes = int64_t(last - first) * cols * 2;
+  for (int64_t at = int64_t(threadIdx.x) * 128; at < bytes;
+       at += int64_t(blockDim.x) * 128)
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(begin + at));
+}
+
+/// Rows too few to fill the GPU get several warps each (WPR, split along
+/// the columns, summed in shared memory), for more loads in flight. Such a
+/// group of warps takes R rows at once: each lane then has R weight loads in
+/// flight and reads its chunks of x once for all R (x is read through the
+/// cache: it is small and every group reads it).
+template <int N, bool F32, bool SWIGLU, int WPR, int R>
 __global__ void __launch_bounds__(kWarps * 32)
     gemv_kernel(const uint16_t *w, int rows, int cols, const uint16_t *x,
-                void *y) {
-  __shared__ float partial[kWarps][N];
+                void *y, bool prefetch) {
+  __shared__ float partial[kWarps][R][N];
   const int chunks = cols / 8;
-  constexpr int kRowsPerBlock = kWarps / WARPS_PER_ROW;
+  constexpr int kRowsPerBlock = kWarps / WPR * R;
+  constexpr int kUnroll = 4 / R; // about as many loads in flight as before
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int r = blockIdx.x * kRowsPerBlock + warp / WARPS_PER_ROW;
-  const int part = warp % WARPS_PER_ROW;
+  const int first = blockIdx.x * kRowsPerBlock + warp / WPR * R;
+  const int part = warp % WPR;
   const uint4 *xv = reinterpret_cast<const uint4 *>(x);
-  float acc[N];
+  float acc[R][N];
 #pragma unroll
-  for (int n = 0; n < N; ++n)
-    acc[n] = 0.f;
+  for (int i = 0; i < R; ++i)
+#pragma unroll
+    for (int n = 0; n < N; ++n)
+      acc[i][n] = 0.f;
   // Nothing before this reads x (written by the kernel ahead). Loading the
   // first weights ahead of it was tried and lost: 950 against 976 tok/s at
   // batch 1 without dependent launch, 990 against 1,022 with it (H200).
+  // Prefetching them into L2 holds no registers.
+  if (prefetch)
+    prefetch_rows(w, rows, cols, blockIdx.x * kRowsPerBlock, kRowsPerBlock);
   wait_for_previous_kernel();
-  if (r < rows) {
-    const uint4 *wr = reinterpret_cast<const uint4 *>(w + int64_t(r) * cols);
-#pragma unroll 4
-    for (int c = part * 32 + lane; c < chunks; c += 32 * WARPS_PER_ROW) {
-      const uint4 wv = __ldcs(wr + c); // read once per step: don't keep it
+  if (first < rows) {
+    const uint4 *wr =
+        reinterpret_cast<const uint4 *>(w + int64_t(first) * cols);
+    // A row past the matrix's end reads the last row again (its sum is never
+    // written): no branch inside the loop.
+    int64_t at[R] = {}; // row 0 is `first` itself
 #pragma unroll
-      for (int n = 0; n < N; ++n)
-        acc[n] += dot8(wv, x_chunk<SWIGLU>(xv, chunks, n, c));
+    for (int i = 1; i < R; ++i)
+      at[i] = int64_t(min(first + i, rows - 1) - first) * chunks;
+#pragma unroll kUnroll
+    for (int c = part * 32 + lane; c < chunks; c += 32 * WPR) {
+      uint4 wv[R];
+#pragma unroll
+      for (int i = 0; i < R; ++i)
+        wv[i] = __ldcs(wr + at[i] + c); // read once per step: don't keep it
+#pragma unroll
+      for (int n = 0; n < N; ++n) {
+        const uint4 xc = x_chunk<SWIGLU>(xv, chunks, n, c);
+#pragma unroll
+        for (int i = 0; i < R; ++i)
+          acc[i][n] += dot8(wv[i], xc);
+      }
     }
   }
 #pragma unroll
-  for (int n = 0; n < N; ++n) {
-    float v = acc[n];
-    for (int o = 16; o > 0; o >>= 1)
-      v += __shfl_xor_sync(0xffffffffu, v, o);
-    acc[n] = v;
-  }
-  if (WARPS_PER_ROW > 1) {
+  for (int i = 0; i < R; ++i)
+#pragma unroll
+    for (int n = 0; n < N; ++n) {
+      float v = acc[i][n];
+      for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_xor_sync(0xffffffffu, v, o);
+      acc[i][n] = v;
+    }
+  if (WPR > 1) {
     if (lane == 0)
 #pragma unroll
-      for (int n = 0; n < N; ++n)
-        partial[warp][n] = acc[n];
+      for (int i = 0; i < R; ++i)
+#pragma unroll
+        for (int n = 0; n < N; ++n)
+          partial[warp][i][n] = acc[i][n];
     __syncthreads();
     if (part != 0)
       return;
 #pragma unroll
-    for (int n = 0; n < N; ++n) {
-      acc[n] = 0.f;
-      for (int k = 0; k < WARPS_PER_ROW; ++k)
-        acc[n] += partial[warp + k][n];
-    }
+    for (int i = 0; i < R; ++i)
+#pragma unroll
+      for (int n = 0; n < N; ++n) {
+        acc[i][n] = 0.f;
+        for (int k = 0; k < WPR; ++k)
+          acc[i][n] += partial[warp + k][i][n];
+      }
   }
-  if (lane != 0 || r >= rows)
+  if (lane != 0)
     return;
 #pragma unroll
-  for (int n = 0; n < N; ++n) {
-    if (F32)
-      static_cast<float *>(y)[int64_t(n) * rows + r] = acc[n];
-    else
-      static_cast<uint16_t *>(y)[int64_t(n) * rows + r] =
-          __bfloat16_as_ushort(__float2bfloat16_rn(acc[n]));
+  for (int i = 0; i < R; ++i) {
+    const int r = first + i;
+    if (r >= rows)
+      return;
+#pragma unroll
+    for (int n = 0; n < N; ++n) {
+      if (F32)
+        static_cast<float *>(y)[int64_t(n) * rows + r] = acc[i][n];
+      else
+        static_cast<uint16_t *>(y)[int64_t(n) * rows + r] =
+            __bfloat16_as_ushort(__float2bfloat16_rn(acc[i][n]));
+    }
   }
 }
 
-template <int N, bool SWIGLU, int WPR>
+template <int N, bool SWIGLU, int WPR, int R>
 void launch_split(const uint16_t *w, int rows, int cols, const uint16_t *x,
-                  void *y, bool y_f32, cudaStream_t stream) {
-  constexpr int kRowsPerBlock = kWarps / WPR;
+                  void *y, bool y_f32, cudaStream_t stream, bool prefetch) {
+  constexpr int kRowsPerBlock = kWarps / WPR * R;
   const dim3 grid((rows + kRowsPerBlock - 1) / kRowsPerBlock);
   if (y_f32)
-    launch_dependent(gemv_kernel<N, true, SWIGLU, WPR>, grid, kWarps * 32, 0,
-                     stream, w, rows, cols, x, y);
+    launch_dependent(gemv_kernel<N, true, SWIGLU, WPR, R>, grid, kWarps * 32, 0,
+                     stream, w, rows, cols, x, y, prefetch);
   else
-    launch_dependent(gemv_kernel<N, false, SWIGLU, WPR>, grid, kWarps * 32, 0,
-                     stream, w, rows, cols, x, y);
+    launch_dependent(gemv_kernel<N, false, SWIGLU, WPR, R>, grid, kWarps * 32,
+                     0, stream, w, rows, cols, x, y, prefetch);
 }
 
 // Below this many rows a row gets four warps: with one, a 1024-row
@@ -142,25 +191,35 @@ constexpr int kSplitBelowRows = 16384;
 
 template <int N, bool SWIGLU>
 void launch(const uint16_t *w, int rows, int cols, const uint16_t *x, void *y,
-            bool y_f32, cudaStream_t stream) {
-  if (rows < kSplitBelowRows)
-    launch_split<N, SWIGLU, 4>(w, rows, cols, x, y, y_f32, stream);
-  else
-    launch_split<N, SWIGLU, 1>(w, rows, cols, x, y, y_f32, stream);
+            bool y_f32, cudaStream_t stream, GemvOptions o) {
+  if (rows >= kSplitBelowRows)
+    return launch_split<N, SWIGLU, 1, 1>(w, rows, cols, x, y, y_f32, stream,
+                                         o.prefetch);
+  switch (o.rows_per_group) {
+  case 2:
+    return launch_split<N, SWIGLU, 4, 2>(w, rows, cols, x, y, y_f32, stream,
+                                         o.prefetch);
+  case 4:
+    return launch_split<N, SWIGLU, 4, 4>(w, rows, cols, x, y, y_f32, stream,
+                                         o.prefetch);
+  default:
+    return launch_split<N, SWIGLU, 4, 1>(w, rows, cols, x, y, y_f32, stream,
+                                         o.prefetch);
+  }
 }
 
 template <bool SWIGLU>
 void launch_n(const uint16_t *w, int rows, int cols, const uint16_t *x, int n,
-              void *y, bool y_f32, cudaStream_t stream) {
+              void *y, bool y_f32, cudaStream_t stream, GemvOptions o) {
   switch (n) {
   case 1:
-    return launch<1, SWIGLU>(w, rows, cols, x, y, y_f32, stream);
+    return launch<1, SWIGLU>(w, rows, cols, x, y, y_f32, stream, o);
   case 2:
-    return launch<2, SWIGLU>(w, rows, cols, x, y, y_f32, stream);
+    return launch<2, SWIGLU>(w, rows, cols, x, y, y_f32, stream, o);
   case 3:
-    return launch<3, SWIGLU>(w, rows, cols, x, y, y_f32, stream);
+    return launch<3, SWIGLU>(w, rows, cols, x, y, y_f32, stream, o);
   case 4:
-    return launch<4, SWIGLU>(w, rows, cols, x, y, y_f32, stream);
+    return launch<4, SWIGLU>(w, rows, cols, x, y, y_f32, stream, o);
   }
 }
 } // namespace
@@ -170,14 +229,15 @@ bool gemv_supports(int n, int cols) {
 }
 
 void launch_gemv(const uint16_t *w, int rows, int cols, const uint16_t *x,
-                 int n, void *y, bool y_f32, cudaStream_t stream) {
-  launch_n<false>(w, rows, cols, x, n, y, y_f32, stream);
+                 int n, void *y, bool y_f32, cudaStream_t stream,
+                 GemvOptions options) {
+  launch_n<false>(w, rows, cols, x, n, y, y_f32, stream, options);
 }
 
 void launch_gemv_swiglu(const uint16_t *w, int rows, int cols,
                         const uint16_t *gate_up, int n, uint16_t *y,
-                        cudaStream_t stream) {
-  launch_n<true>(w, rows, cols, gate_up, n, y, false, stream);
+                        cudaStream_t stream, GemvOptions options) {
+  launch_n<true>(w, rows, cols, gate_up, n, y, false, stream, options);
 }
 
 } // namespace engine::cuda

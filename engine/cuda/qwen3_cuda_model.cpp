@@ -12,6 +12,7 @@
 
 #include "engine/cpu/ops.h"
 #include "engine/cuda/gemv.h"
+#include "engine/cuda/gemv_options.h"
 #include "engine/dtype.h"
 #include "engine/error.h"
 
@@ -163,8 +164,8 @@ Qwen3CudaModel::Qwen3CudaModel(const ModelConfig &c, const Qwen3Weights &w,
 void Qwen3CudaModel::gemm(const uint16_t *x, int n, const Matrix &w, void *y,
                           bool y_f32) {
   if (gemv_supports(n, int(w.cols))) {
-    launch_gemv(w.data.get(), int(w.rows), int(w.cols), x, n, y, y_f32,
-                stream_);
+    launch_gemv(w.data.get(), int(w.rows), int(w.cols), x, n, y, y_f32, stream_,
+                gemv_options_now());
     return;
   }
   // Row-major y = x·wᵀ is column-major yᵀ = w·xᵀ with w read transposed.
@@ -215,7 +216,8 @@ void Qwen3CudaModel::forward(const StepInputs &s, const CudaKvCache &kv) {
     gemm(h_.get(), n, l.gate_up, gate_up_.get(), false);
     if (gemv_supports(n, int(l.down.cols))) { // SwiGLU folded into it
       launch_gemv_swiglu(l.down.data.get(), int(l.down.rows), int(l.down.cols),
-                         gate_up_.get(), n, delta_.get(), stream_);
+                         gate_up_.get(), n, delta_.get(), stream_,
+                         gemv_options_now());
     } else {
       launch_silu_mul(gate_up_.get(), n, int(c.intermediate_size), act_.get(),
                       stream_);

@@ -505,7 +505,10 @@ TEST(CudaKernels, GemvMatchesAFloat64Product) {
     int rows, cols;
   };
   for (Shape sh :
-       {Shape{1003, 1024}, Shape{6144, 1024}, Shape{96, 3072}, Shape{77, 48}}) {
+       {Shape{1003, 1024}, Shape{6144, 1024}, Shape{96, 3072}, Shape{77, 48},
+        // Past kSplitBelowRows (a warp a row, four rows a block), the last
+        // block short: as the lm_head.
+        Shape{16387, 64}}) {
     for (int n = 1; n <= kMaxGemvRows; ++n) {
       ASSERT_TRUE(gemv_supports(n, sh.cols));
       const auto w = rounded(randn(size_t(sh.rows) * sh.cols, 0.05f));
@@ -520,17 +523,25 @@ TEST(CudaKernels, GemvMatchesAFloat64Product) {
                 double(x[size_t(i) * sh.cols + c]) * w[size_t(r) * sh.cols + c];
           want[size_t(i) * sh.rows + r] = float(s);
         }
-      auto d_y32 = poisoned<float>(want.size());
-      launch_gemv(d_w.get(), sh.rows, sh.cols, d_x.get(), n, d_y32.get(), true,
-                  0);
-      check_launch("gemv");
-      EXPECT_LT(max_rel_err(download(d_y32), want), 1e-4)
-          << sh.rows << "x" << sh.cols << " n " << n;
-      auto d_y16 = poisoned<uint16_t>(want.size());
-      launch_gemv(d_w.get(), sh.rows, sh.cols, d_x.get(), n, d_y16.get(), false,
-                  0);
-      EXPECT_LT(max_rel_err(from_bf16(download(d_y16)), want), 8e-3)
-          << sh.rows << "x" << sh.cols << " n " << n;
+      // Every way of reading the weights (gemv_options.h): the same
+      // result, no prefetch past the matrix, every row written.
+      for (GemvOptions o :
+           {GemvOptions{false, 1}, GemvOptions{true, 1}, GemvOptions{false, 2},
+            GemvOptions{true, 4}, GemvOptions{false, 4}}) {
+        auto d_y32 = poisoned<float>(want.size());
+        launch_gemv(d_w.get(), sh.rows, sh.cols, d_x.get(), n, d_y32.get(),
+                    true, 0, o);
+        check_launch("gemv");
+        EXPECT_LT(max_rel_err(download(d_y32), want), 1e-4)
+            << sh.rows << "x" << sh.cols << " n " << n << " prefetch "
+            << o.prefetch << " rows per group " << o.rows_per_group;
+        auto d_y16 = poisoned<uint16_t>(want.size());
+        launch_gemv(d_w.get(), sh.rows, sh.cols, d_x.get(), n, d_y16.get(),
+                    false, 0, o);
+        EXPECT_LT(max_rel_err(from_bf16(download(d_y16)), want), 8e-3)
+            << sh.rows << "x" << sh.cols << " n " << n << " prefetch "
+            << o.prefetch << " rows per group " << o.rows_per_group;
+      }
     }
   }
   EXPECT_FALSE(gemv_supports(5, 1024));
@@ -552,5 +563,17 @@ TEST(CudaKernels, GemvWithSwigluEqualsSiluMulThenGemv) {
     check_launch("gemv with swiglu");
     // The same bf16 activations in the same order: the same bits.
     EXPECT_EQ(download(d_got), download(d_want)) << n;
+    // Each lane sums its chunks in the same order however many rows its
+    // group takes: the same bits again.
+    for (GemvOptions o :
+         {GemvOptions{true, 1}, GemvOptions{false, 2}, GemvOptions{true, 4}}) {
+      auto d_other = poisoned<uint16_t>(size_t(n) * rows);
+      launch_gemv_swiglu(d_w.get(), rows, cols, d_gu.get(), n, d_other.get(), 0,
+                         o);
+      check_launch("gemv with swiglu");
+      EXPECT_EQ(download(d_other), download(d_want))
+          << n << " prefetch " << o.prefetch << " rows per group "
+          << o.rows_per_group;
+    }
   }
 }
