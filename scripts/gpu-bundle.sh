@@ -44,6 +44,7 @@ echo "$PWD/test/engine/golden" > gpu-bundle/golden-dir
 # The checks themselves travel with the bundle, so one folder is enough.
 cp test/gpu/*.sh test/gpu/*.py scripts/real_answer.py \
    test/lit/perfctl/Inputs/sweepcheck.py gpu-bundle/test/
+cp -r examples/engine/subsystems gpu-bundle/test/subsystems
 cp bench/gpu/run_launch_overhead.sh bench/run_probe_overhead.sh \
    bench/probe_overhead.disabled gpu-bundle/test/
 # run_probe_overhead.sh takes a build folder: the bundle is laid out as one.

@@ -5,13 +5,15 @@
 # under 10 minutes; everything is written under $OUT (default
 # ./gpu-check-out): the machine, the CPU backend's kernel tests at every
 # instruction-set level of this CPU, the CUDA engine's tests and benchmarks
-# (batch-1 decode with and without dependent launch), Hugging Face
-# transformers as a second reference, the traced CUDA example with perfctl's
+# (batch-1 decode as shipped, with the GEMVs' untried options, without
+# dependent launch), Hugging Face transformers as a second reference, the case study's
+# traces and host sweep of the perfcc-built engine, the traced CUDA example with perfctl's
 # report and its known-answer verdict, the speed-bump sweep of the same
 # example against its real variants, the launch-cost benchmark, the probe
 # cost on this machine's CPU, and the trace and CUPTI's raw buffers, as
 # replay fixtures for the CPU-side tests.
 # Usage: scripts/gpu-check.sh [BUNDLE]   (default gpu-bundle)
+#        GPU_CHECK_ONLY=engine|case-study scripts/gpu-check.sh: those steps
 # Exit status: 0 all passed, 1 a check failed, 77 no GPU here.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,7 +35,7 @@ golden=$(cat "$bundle/golden-dir" 2>/dev/null)
 if [ -n "$golden" ] && [ ! -d "$golden" ]; then
   mkdir -p "$(dirname "$golden")" && ln -s "$bundle/golden" "$golden"
 fi
-only=${GPU_CHECK_ONLY:-all} # engine: only the CUDA engine's steps
+only=${GPU_CHECK_ONLY:-all} # engine, case-study: only those steps
 failed=0
 step() { echo; echo "== $*"; }
 
@@ -74,6 +76,10 @@ engine_steps() {
   step "the CUDA engine's model: CPU backend, golden reference, graphs, memory"
   "$bundle/bin/engine_cuda_model_test" 2>&1 | tee "$out/engine-model.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
+  echo "the same with the GEMVs' untried options (ENGINE_CUDA_GEMV_ROWS=4 ENGINE_CUDA_PREFETCH=1):"
+  ENGINE_CUDA_GEMV_ROWS=4 ENGINE_CUDA_PREFETCH=1 "$bundle/bin/engine_cuda_model_test" \
+    --gtest_brief=1 2>&1 | tee "$out/engine-model-gemv-options.txt"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
 
   step "the engine's invariants and golden greedy paths on the CUDA backend"
   ENGINE_TEST_DEVICE=cuda "$bundle/bin/EngineInvariantsTest" 2>&1 |
@@ -97,10 +103,26 @@ engine_steps() {
       --tg 128 --repetitions 3 --json 2>&1 | tee "$out/engine-bench-parallel16.json"
   [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
 
-  step "batch-1 decode without programmatic dependent launch (ENGINE_CUDA_PDL=0), for comparison"
-  ENGINE_CUDA_PDL=0 "$bundle/bin/engine-bench" "$model" --device cuda --pp 512 \
-    --tg 128 --repetitions 3 --json 2>&1 | tee "$out/engine-bench-batch1-nopdl.json"
-  [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
+  # The GEMVs' two untried ways of reading their weights (gemv_options.h),
+  # against the shipped form and against it without dependent launch.
+  step "batch-1 decode, interleaved, two rounds: as shipped; the GEMVs' weights prefetched (ENGINE_CUDA_PREFETCH=1); 2 or 4 rows per group (ENGINE_CUDA_GEMV_ROWS); both; without dependent launch (ENGINE_CUDA_PDL=0)"
+  for round in 1 2; do
+    for variant in shipped prefetch rows2 rows4 rows4-prefetch nopdl; do
+      case $variant in
+      shipped) settings=() ;;
+      prefetch) settings=(ENGINE_CUDA_PREFETCH=1) ;;
+      rows2) settings=(ENGINE_CUDA_GEMV_ROWS=2) ;;
+      rows4) settings=(ENGINE_CUDA_GEMV_ROWS=4) ;;
+      rows4-prefetch) settings=(ENGINE_CUDA_GEMV_ROWS=4 ENGINE_CUDA_PREFETCH=1) ;;
+      nopdl) settings=(ENGINE_CUDA_PDL=0) ;;
+      esac
+      env "${settings[@]}" "$bundle/bin/engine-bench" "$model" --device cuda \
+        --pp 512 --tg 128 --repetitions 3 --json \
+        > "$out/engine-bench-batch1-$variant-$round.json" 2>&1 || failed=1
+      echo "$variant, round $round: $(grep -o '"tg": {[^}]*' \
+        "$out/engine-bench-batch1-$variant-$round.json")"
+    done
+  done
   rm -rf "$(dirname "$model")"
 
   step "Hugging Face transformers as a second reference (golden fixtures; checkpoints it writes)"
@@ -113,13 +135,33 @@ engine_steps() {
     echo "gpu-check: no transformers here: skipped"
   fi
 }
-# The engine first: it is what changes most.
-engine_steps
-if [ "$only" = engine ]; then
+# The case study (docs/case-study.md): the perfcc-built engine traced at
+# batch 1 with and without CUDA graphs, and a speed-bump sweep over its host
+# subsystems (about 5 minutes: the sweep has a 4-minute budget).
+case_study_steps() {
+  step "the case study: the perfcc-built engine's GPU idle and its host subsystems' sweep"
+  "$bundle/test/engine_host_sweep.sh" "$bundle/bin/engine-bench-perfcc" \
+    "$bundle/bin/engine-make-model" "$bundle/bin/perfctl" \
+    "$bundle/test/subsystems" "$out/case-study" 2>&1 | tee "$out/case-study.txt"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
+  # The traces and the sweep's runs are hundreds of files: one archive.
+  (cd "$out" && rm -rf case-study/model && tar czf case-study.tar.gz case-study &&
+    rm -rf case-study)
+}
+finish() {
   step "result"
   if [ "$failed" -eq 0 ]; then echo "gpu-check: all passed"; else echo "gpu-check: FAILED"; fi
   exit "$failed"
-fi
+}
+case $only in
+engine) engine_steps; finish ;;
+case-study) case_study_steps; finish ;;
+all) ;;
+*) echo "gpu-check: GPU_CHECK_ONLY=$only: must be engine, case-study or all" >&2; exit 2 ;;
+esac
+# The engine first: it is what changes most.
+engine_steps
+case_study_steps
 
 step "the CUDA example's known answer (examples/cuda/stalls.cpp)"
 "$bundle/test/cuda_stalls_known_answer.sh" "$bundle/bin/cuda_stalls" \
