@@ -136,11 +136,12 @@ engine_steps() {
   fi
 }
 # The case study (docs/case-study.md): the perfcc-built engine traced at
-# batch 1 with and without CUDA graphs, and a speed-bump sweep over its host
-# subsystems (about 5 minutes: the sweep has a 4-minute budget).
+# batch 1 with and without CUDA graphs and over Nano-vLLM's protocol, and a
+# speed-bump sweep over its host subsystems (about 5 minutes: the sweep has
+# a 4-minute budget).
 case_study_steps() {
-  step "the case study: the perfcc-built engine's GPU idle and its host subsystems' sweep"
-  "$bundle/test/engine_host_sweep.sh" "$bundle/bin/engine-bench-perfcc" \
+  step "the case study: the perfcc-built engine's GPU idle, the protocol's kernels, its host subsystems' sweep"
+  "$bundle/test/engine_case_study.sh" "$bundle/bin/engine-bench-perfcc" \
     "$bundle/bin/engine-make-model" "$bundle/bin/perfctl" \
     "$bundle/test/subsystems" "$out/case-study" 2>&1 | tee "$out/case-study.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1

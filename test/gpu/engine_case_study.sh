@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
 # The case study's experiments on the engine's CUDA backend
-# (docs/case-study.md): which host work the GPU waits on, by attribution and
-# by experiment, from the perfcc-built engine.
+# (docs/case-study.md), from the perfcc-built engine: which host work the
+# GPU waits on, by attribution and by experiment, and where the benchmark's
+# time goes.
 #  1. Batch-1 decode traced with CUPTI, with CUDA graphs and without
 #     (--enforce-eager), and perfctl report's GPU-idle attribution of each.
-#  2. A speed-bump sweep over the host subsystems of a decode-heavy run (64
+#  2. Nano-vLLM's protocol traced: perfctl report's kernel table (the trace
+#     itself, hundreds of thousands of kernels, is not kept).
+#  3. A speed-bump sweep over the host subsystems of a decode-heavy run (64
 #     sequences): the scheduler, the block manager, the step's inputs
 #     (build_forward_batch, pack_step) and the model runner's step (its
 #     upload, graph launch and wait). The window starts after start-up
 #     (measured on one plain run), so the curves are the step loop's.
 # Everything lands in OUT_DIR: the traces and reports, the sweep's folder,
 # answer.txt (the sweep's answer) and summary.txt.
-# DEVICE=cpu runs the same on the CPU backend with a tiny model: a check of
-# this script where there is no GPU (the traces then have no GPU records).
-# Usage: engine_host_sweep.sh ENGINE_BENCH_PERFCC ENGINE_MAKE_MODEL PERFCTL
+# DEVICE=cpu runs the same on the CPU backend with a tiny model and a small
+# workload: a check of this script where there is no GPU (the traces then
+# have no GPU records).
+# Usage: engine_case_study.sh ENGINE_BENCH_PERFCC ENGINE_MAKE_MODEL PERFCTL
 #        SUBSYSTEMS_DIR OUT_DIR        (exit 77: no GPU here)
 set -uo pipefail
 bench=$(realpath "$1") make_model=$(realpath "$2") perfctl=$(realpath "$3")
@@ -63,6 +67,19 @@ for mode in graphs eager; do
   echo "-- $mode:"
   cat report-$mode.txt
 done
+
+echo "== Nano-vLLM's protocol traced: where its time goes"
+protocol=()
+[ "$device" = cpu ] && protocol=(--num-seqs 8 --min-input 16 --max-input 64
+  --min-output 16 --max-output 32 --max-model-len 256 --threads 2)
+PERFCC_MODE=trace PERFCC_CUPTI=$([ "$device" = cuda ] && echo on || echo off) \
+  PERFCC_OUT=trace-protocol "$bench" model --device "$device" "${protocol[@]}" \
+  --json > bench-protocol.json || exit 1
+trace=$(ls trace-protocol/*.trace.json)
+"$perfctl" report "$trace" > report-protocol.txt &&
+  "$perfctl" report --json --top 0 "$trace" > report-protocol.json || exit 1
+cat bench-protocol.json report-protocol.txt
+rm -f trace-protocol/*.trace.json
 
 echo "== the host subsystems: a speed-bump sweep"
 # Start-up (loading, the profiling pass, graph capture, the warm-up
