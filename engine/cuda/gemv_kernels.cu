@@ -1,11 +1,13 @@
 // engine/cuda/gemv_kernels.cu - the projections of a decode step with a few
-// sequences: y = x·wᵀ for up to 4 rows of x, one warp per output row.
+// sequences: y = x·wᵀ for up to 4 rows of x, four warps per output row (one
+// in matrices as tall as the lm_head).
 //
 // At batch 1 to 4 a projection is a matrix-vector product bound by reading
 // the weights once; cuBLAS's GEMM kernels reached about a fifth of the
 // H200's bandwidth there (gate/up, 12.6 MB, 12.4 µs), so these small cases
 // get a kernel that streams each weight row with 16-byte loads, several in
-// flight per lane, against x staged in shared memory.
+// flight per lane, against x read through the cache (gemv_options.h has two
+// ways of reading the weights still to be measured).
 #include "engine/cuda/gemv.h"
 
 #include "engine/cuda/dependent_launch.cuh"
