@@ -162,10 +162,10 @@ Qwen3CudaModel::Qwen3CudaModel(const ModelConfig &c, const Qwen3Weights &w,
 }
 
 void Qwen3CudaModel::gemm(const uint16_t *x, int n, const Matrix &w, void *y,
-                          bool y_f32) {
+                          bool y_f32, GemvOptions gemv) {
   if (gemv_supports(n, int(w.cols))) {
     launch_gemv(w.data.get(), int(w.rows), int(w.cols), x, n, y, y_f32, stream_,
-                gemv_options_now());
+                gemv);
     return;
   }
   // Row-major y = x·wᵀ is column-major yᵀ = w·xᵀ with w read transposed.
@@ -186,6 +186,7 @@ void Qwen3CudaModel::forward(const StepInputs &s, const CudaKvCache &kv) {
   const float eps = float(c.rms_norm_eps);
   const QkvLayout qkv_layout{heads, int(c.num_key_value_heads), hd};
   const DecodeLaunches scope(s.decode);
+  const GemvOptions gemv = gemv_options_now(); // the same for every launch
 
   launch_embedding(embed_.data.get(), c.vocab_size, hidden, s.token_ids, n,
                    x_.get(), stream_);
@@ -194,7 +195,7 @@ void Qwen3CudaModel::forward(const StepInputs &s, const CudaKvCache &kv) {
     launch_add_rms_norm(x_.get(), i > 0 ? delta_.get() : nullptr,
                         l.input_norm.get(), nullptr, n, hidden, eps, h_.get(),
                         stream_);
-    gemm(h_.get(), n, l.qkv, qkv_.get(), false);
+    gemm(h_.get(), n, l.qkv, qkv_.get(), false, gemv);
     launch_qk_norm_rope_store(qkv_.get(), n, qkv_layout, l.q_norm.get(),
                               l.k_norm.get(), eps, rope_cos_.get(),
                               rope_sin_.get(), s.positions, s.slot_mapping,
@@ -210,18 +211,17 @@ void Qwen3CudaModel::forward(const StepInputs &s, const CudaKvCache &kv) {
       launch_prefill_attention(q_.get(), heads, s.cu_seqlens_q, s.num_seqs,
                                s.max_q_len, view, attn_scale_, attn_.get(),
                                stream_);
-    gemm(attn_.get(), n, l.o, delta_.get(), false);
+    gemm(attn_.get(), n, l.o, delta_.get(), false, gemv);
     launch_add_rms_norm(x_.get(), delta_.get(), l.post_norm.get(), nullptr, n,
                         hidden, eps, h_.get(), stream_);
-    gemm(h_.get(), n, l.gate_up, gate_up_.get(), false);
+    gemm(h_.get(), n, l.gate_up, gate_up_.get(), false, gemv);
     if (gemv_supports(n, int(l.down.cols))) { // SwiGLU folded into it
       launch_gemv_swiglu(l.down.data.get(), int(l.down.rows), int(l.down.cols),
-                         gate_up_.get(), n, delta_.get(), stream_,
-                         gemv_options_now());
+                         gate_up_.get(), n, delta_.get(), stream_, gemv);
     } else {
       launch_silu_mul(gate_up_.get(), n, int(c.intermediate_size), act_.get(),
                       stream_);
-      gemm(act_.get(), n, l.down, delta_.get(), false);
+      gemm(act_.get(), n, l.down, delta_.get(), false, gemv);
     }
   }
   // Decode wants every row; prefill the last token of each sequence.
@@ -229,7 +229,7 @@ void Qwen3CudaModel::forward(const StepInputs &s, const CudaKvCache &kv) {
                       s.decode ? nullptr : s.logits_rows, s.num_seqs, hidden,
                       eps, last_.get(), stream_);
   gemm(last_.get(), s.num_seqs, lm_head_.rows ? lm_head_ : embed_,
-       logits_.get(), true);
+       logits_.get(), true, gemv);
   check_launch("the forward pass's kernels");
 }
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "engine/cuda/device_buffer.h"
+#include "engine/cuda/gemv.h"
 #include "engine/cuda/kernels.h"
 #include "engine/io/model_config.h"
 #include "engine/qwen3_weights.h"
@@ -85,8 +86,10 @@ private:
   };
   Matrix upload_matrix(const std::vector<const TensorView *> &parts);
   DeviceBuffer<float> upload_f32(const TensorView *t);
-  /// y[n][w.rows] = x[n][w.cols] · wᵀ (y bf16, or fp32 when y_f32).
-  void gemm(const uint16_t *x, int n, const Matrix &w, void *y, bool y_f32);
+  /// y[n][w.rows] = x[n][w.cols] · wᵀ (y bf16, or fp32 when y_f32); `gemv`
+  /// says how the GEMV kernel (a few rows of x) reads w.
+  void gemm(const uint16_t *x, int n, const Matrix &w, void *y, bool y_f32,
+            GemvOptions gemv);
 
   ModelConfig config_;
   struct CublasDestroy {

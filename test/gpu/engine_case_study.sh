@@ -46,11 +46,13 @@ if [ "$device" = cuda ]; then
   workload=(--num-seqs 64 --min-input 32 --max-input 96 --min-output 256
     --max-output 512 --max-model-len 1024 --max-num-seqs 64)
   runner=cuda_model_runner.targets
+  cupti=on
 else
   mv tiny model
   workload=(--num-seqs 16 --min-input 16 --max-input 48 --min-output 32
     --max-output 64 --max-model-len 256 --threads 2)
   runner=model_runner.targets
+  cupti=off
 fi
 rm -rf tiny
 
@@ -58,7 +60,7 @@ echo "== batch-1 decode traced, with CUDA graphs and without"
 for mode in graphs eager; do
   flag=()
   [ "$mode" = eager ] && flag=(--enforce-eager)
-  PERFCC_MODE=trace PERFCC_CUPTI=$([ "$device" = cuda ] && echo on || echo off) \
+  PERFCC_MODE=trace PERFCC_CUPTI=$cupti \
     PERFCC_OUT=trace-$mode "$bench" model --device "$device" --pp 16 --tg 64 \
     --repetitions 1 --json "${flag[@]}" > bench-$mode.json || exit 1
   trace=$(ls trace-$mode/*.trace.json)
@@ -72,7 +74,7 @@ echo "== Nano-vLLM's protocol traced: where its time goes"
 protocol=()
 [ "$device" = cpu ] && protocol=(--num-seqs 8 --min-input 16 --max-input 64
   --min-output 16 --max-output 32 --max-model-len 256 --threads 2)
-PERFCC_MODE=trace PERFCC_CUPTI=$([ "$device" = cuda ] && echo on || echo off) \
+PERFCC_MODE=trace PERFCC_CUPTI=$cupti \
   PERFCC_OUT=trace-protocol "$bench" model --device "$device" "${protocol[@]}" \
   --json > bench-protocol.json || exit 1
 trace=$(ls trace-protocol/*.trace.json)
