@@ -36,6 +36,10 @@ if [ -n "$golden" ] && [ ! -d "$golden" ]; then
   mkdir -p "$(dirname "$golden")" && ln -s "$bundle/golden" "$golden"
 fi
 only=${GPU_CHECK_ONLY:-all} # engine, case-study: only those steps
+case $only in
+engine | case-study | all) ;;
+*) echo "gpu-check: GPU_CHECK_ONLY=$only: must be engine, case-study or all" >&2; exit 2 ;;
+esac
 failed=0
 step() { echo; echo "== $*"; }
 
@@ -157,8 +161,6 @@ finish() {
 case $only in
 engine) engine_steps; finish ;;
 case-study) case_study_steps; finish ;;
-all) ;;
-*) echo "gpu-check: GPU_CHECK_ONLY=$only: must be engine, case-study or all" >&2; exit 2 ;;
 esac
 # The engine first: it is what changes most.
 engine_steps
