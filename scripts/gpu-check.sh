@@ -5,8 +5,8 @@
 # under 10 minutes; everything is written under $OUT (default
 # ./gpu-check-out): the machine, the CPU backend's kernel tests at every
 # instruction-set level of this CPU, the CUDA engine's tests and benchmarks
-# (batch-1 decode as shipped, with the GEMVs' untried options, without
-# dependent launch), Hugging Face transformers as a second reference, the case study's
+# (batch-1 decode and pp512 as shipped, with the GEMVs', the sampler's and
+# prefill attention's untried options, without dependent launch), Hugging Face transformers as a second reference, the case study's
 # traces and host sweep of the perfcc-built engine, the traced CUDA example with perfctl's
 # report and its known-answer verdict, the speed-bump sweep of the same
 # example against its real variants, the launch-cost benchmark, the probe
@@ -80,24 +80,36 @@ engine_steps() {
   step "the CUDA engine's model: CPU backend, golden reference, graphs, memory"
   "$bundle/bin/engine_cuda_model_test" 2>&1 | tee "$out/engine-model.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
-  echo "the same with the GEMVs' untried options (ENGINE_CUDA_GEMV_ROWS=4 ENGINE_CUDA_PREFETCH=1):"
-  ENGINE_CUDA_GEMV_ROWS=4 ENGINE_CUDA_PREFETCH=1 "$bundle/bin/engine_cuda_model_test" \
-    --gtest_brief=1 2>&1 | tee "$out/engine-model-gemv-options.txt"
+  echo "the same with the untried options (ENGINE_CUDA_GEMV_ROWS=4 ENGINE_CUDA_PREFETCH=1 ENGINE_CUDA_SPLIT_SAMPLING=1 ENGINE_CUDA_PREFILL_STAGING=async):"
+  ENGINE_CUDA_GEMV_ROWS=4 ENGINE_CUDA_PREFETCH=1 ENGINE_CUDA_SPLIT_SAMPLING=1 \
+    ENGINE_CUDA_PREFILL_STAGING=async "$bundle/bin/engine_cuda_model_test" --gtest_brief=1 2>&1 |
+    tee "$out/engine-model-gemv-options.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
 
   step "the engine's invariants and golden greedy paths on the CUDA backend"
   ENGINE_TEST_DEVICE=cuda "$bundle/bin/EngineInvariantsTest" 2>&1 |
     tee "$out/engine-invariants.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
+  echo "the invariants with the split sampler and async prefill staging (ENGINE_CUDA_SPLIT_SAMPLING=1 ENGINE_CUDA_PREFILL_STAGING=async):"
+  ENGINE_TEST_DEVICE=cuda ENGINE_CUDA_SPLIT_SAMPLING=1 ENGINE_CUDA_PREFILL_STAGING=async \
+    "$bundle/bin/EngineInvariantsTest" --gtest_brief=1 2>&1 |
+    tee "$out/engine-invariants-split-sampling.txt"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
   ENGINE_TEST_DEVICE=cuda "$bundle/bin/GoldenModelTest" \
     --gtest_filter='*Greedy*' 2>&1 | tee "$out/engine-golden.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
 
-  step "benchmark: Nano-vLLM's protocol on the Qwen3-0.6B shape (random bf16 weights)"
+  step "benchmark: Nano-vLLM's protocol on the Qwen3-0.6B shape (random bf16 weights), then again with the split sampler and with each new staging of prefill attention's tiles"
   model=$(mktemp -d)/qwen3-0.6b
   "$bundle/bin/engine-make-model" --preset qwen3-0.6b --out "$model" >/dev/null &&
     "$bundle/bin/engine-bench" "$model" --device cuda --json \
       2>&1 | tee "$out/engine-bench.json" &&
+    ENGINE_CUDA_SPLIT_SAMPLING=1 "$bundle/bin/engine-bench" "$model" --device cuda \
+      --json 2>&1 | tee "$out/engine-bench-split-sampling.json" &&
+    ENGINE_CUDA_PREFILL_STAGING=ldmatrix "$bundle/bin/engine-bench" "$model" --device cuda \
+      --json 2>&1 | tee "$out/engine-bench-prefill-ldmatrix.json" &&
+    ENGINE_CUDA_PREFILL_STAGING=async "$bundle/bin/engine-bench" "$model" --device cuda \
+      --json 2>&1 | tee "$out/engine-bench-prefill-async.json" &&
     "$bundle/bin/engine-bench" "$model" --device cuda --pp 512 --tg 128 \
       --repetitions 3 --json 2>&1 | tee "$out/engine-bench-batch1.json" &&
     "$bundle/bin/engine-bench" "$model" --device cuda --pp 512 --tg 128 \
@@ -108,23 +120,29 @@ engine_steps() {
   [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
 
   # The GEMVs' two untried ways of reading their weights (gemv_options.h),
-  # against the shipped form and against it without dependent launch.
-  step "batch-1 decode, interleaved, two rounds: as shipped; the GEMVs' weights prefetched (ENGINE_CUDA_PREFETCH=1); 2 or 4 rows per group (ENGINE_CUDA_GEMV_ROWS); both; without dependent launch (ENGINE_CUDA_PDL=0)"
+  # the split sampler (split_sampling.h) and prefill attention's two new
+  # stagings (prefill_options.h: the pp512 figures), against the shipped form
+  # and against it without dependent launch.
+  step "batch-1 decode, interleaved, two rounds: as shipped; the GEMVs' weights prefetched (ENGINE_CUDA_PREFETCH=1); 2 or 4 rows per group (ENGINE_CUDA_GEMV_ROWS); both; the split sampler (ENGINE_CUDA_SPLIT_SAMPLING=1); all three; prefill attention's tiles staged with ldmatrix or async (ENGINE_CUDA_PREFILL_STAGING, pp512); without dependent launch (ENGINE_CUDA_PDL=0)"
   for round in 1 2; do
-    for variant in shipped prefetch rows2 rows4 rows4-prefetch nopdl; do
+    for variant in shipped prefetch rows2 rows4 rows4-prefetch split-sampling all prefill-ldmatrix prefill-async nopdl; do
       case $variant in
       shipped) settings=() ;;
       prefetch) settings=(ENGINE_CUDA_PREFETCH=1) ;;
       rows2) settings=(ENGINE_CUDA_GEMV_ROWS=2) ;;
       rows4) settings=(ENGINE_CUDA_GEMV_ROWS=4) ;;
       rows4-prefetch) settings=(ENGINE_CUDA_GEMV_ROWS=4 ENGINE_CUDA_PREFETCH=1) ;;
+      split-sampling) settings=(ENGINE_CUDA_SPLIT_SAMPLING=1) ;;
+      all) settings=(ENGINE_CUDA_GEMV_ROWS=4 ENGINE_CUDA_PREFETCH=1 ENGINE_CUDA_SPLIT_SAMPLING=1) ;;
+      prefill-ldmatrix) settings=(ENGINE_CUDA_PREFILL_STAGING=ldmatrix) ;;
+      prefill-async) settings=(ENGINE_CUDA_PREFILL_STAGING=async) ;;
       nopdl) settings=(ENGINE_CUDA_PDL=0) ;;
       esac
       env "${settings[@]}" "$bundle/bin/engine-bench" "$model" --device cuda \
         --pp 512 --tg 128 --repetitions 3 --json \
         > "$out/engine-bench-batch1-$variant-$round.json" 2>&1 || failed=1
-      echo "$variant, round $round: $(grep -o '"tg": {[^}]*' \
-        "$out/engine-bench-batch1-$variant-$round.json")"
+      echo "$variant, round $round: $(grep -o '"\(pp\|tg\)": {[^}]*' \
+        "$out/engine-bench-batch1-$variant-$round.json" | tr '\n' ' ')"
     done
   done
   rm -rf "$(dirname "$model")"

@@ -17,11 +17,19 @@ namespace engine::cuda {
 namespace {
 // FlashAttention-2 on the tensor cores: a block takes 64 query tokens of one
 // sequence and one query head, 16 per warp; keys come in tiles of 64 staged
-// in shared memory (K as stored, V transposed so both products read 32-bit
-// pairs), S = Q·Kᵀ and O += P·V are bf16 mma.sync products with fp32
-// accumulators, and the softmax runs on the accumulators in registers with a
-// running maximum (base 2, the scale folded in). P is rounded to bf16 for
-// its product, as FlashAttention does.
+// in shared memory, S = Q·Kᵀ and O += P·V are bf16 mma.sync products with
+// fp32 accumulators, and the softmax runs on the accumulators in registers
+// with a running maximum (base 2, the scale folded in). P is rounded to bf16
+// for its product, as FlashAttention does.
+//
+// How a tile is staged (PrefillStaging, prefill_options.h says why):
+// - transpose (shipped): loaded into registers, K stored as it is and V
+//   transposed, so that both products read 32-bit pairs;
+// - ldmatrix: V stored as it is too, its B fragments read by ldmatrix.trans;
+// - async: as ldmatrix, copied by cp.async into one of two buffers while the
+//   block works on the other.
+// Each gives P·V the same bf16 values in the same registers: the same
+// result, bit for bit.
 constexpr int kPrefillWarps = 4;
 constexpr int kPrefillRows = 16 * kPrefillWarps; // query tokens per block
 constexpr int kPrefillKeys = 64;                 // keys per tile
@@ -35,19 +43,56 @@ __device__ __forceinline__ void mma_bf16(float c[4], const uint32_t a[4],
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
+/// Four 8×8 bf16 matrices from shared memory, transposed: lanes 8i..8i+7
+/// give the row addresses of matrix i, whose (2t, g) and (2t+1, g) elements
+/// reach lane 4g + t in r[i] (an mma B fragment of a row-major tile).
+__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t r[4],
+                                                  const uint16_t *row) {
+  const uint32_t a = uint32_t(__cvta_generic_to_shared(row));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 "
+               "{%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(a));
+}
+
 __device__ __forceinline__ uint32_t pack_bf16(float lo, float hi) {
   return uint32_t(to_bf(lo)) | uint32_t(to_bf(hi)) << 16;
 }
 
+/// 16 bytes from global to shared memory without passing through
+/// registers; zeros when !valid (src is then not read).
+__device__ __forceinline__ void copy_async_16(uint16_t *dst,
+                                              const uint16_t *src, bool valid) {
+  const uint32_t a = uint32_t(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(a),
+               "l"(src), "r"(valid ? 16 : 0));
+}
+
+template <int HD> constexpr int kKStride = HD + 8; // bf16 elements; pads banks
+/// Bytes of dynamic shared memory the async form takes: two buffers of a K
+/// and a V tile, each stored as in the cache.
 template <int HD>
+constexpr int kAsyncSharedBytes = 2 * 2 * kPrefillKeys *kKStride<HD> * 2;
+
+template <int HD, PrefillStaging STAGING>
 __global__ void __launch_bounds__(kPrefillWarps * 32)
     prefill_attention_kernel(const uint16_t *q, int heads,
                              const int32_t *cu_seqlens_q, PagedKvView kv,
                              float scale, uint16_t *out) {
-  constexpr int kKStride = HD + 8;           // bf16 elements; pads banks
+  constexpr bool kAsync = STAGING == PrefillStaging::async;
+  constexpr bool kVAsStored = STAGING != PrefillStaging::transpose;
+  constexpr int kKStride = engine::cuda::kKStride<HD>;
   constexpr int kVStride = kPrefillKeys + 8; // V transposed: [HD][keys]
-  __shared__ __align__(16) uint16_t ks[kPrefillKeys * kKStride];
-  __shared__ __align__(16) uint16_t vt[HD * kVStride];
+  constexpr int kTile = kPrefillKeys * kKStride;
+  // The async form's two buffers (each a K tile, then a V tile) are dynamic:
+  // together more than the 48 KB a kernel may declare. The others use the
+  // static arrays: K, and V as stored ([keys][HD], padded as K) or
+  // transposed.
+  extern __shared__ __align__(16) uint16_t buffers[];
+  __shared__ __align__(16) uint16_t ks_static[kAsync ? 8 : kTile];
+  __shared__ __align__(16) uint16_t vs_static[kAsync       ? 8
+                                              : kVAsStored ? kTile
+                                                           : HD * kVStride];
   wait_for_previous_kernel();
 
   const int s = blockIdx.z, h = blockIdx.y;
@@ -89,24 +134,59 @@ __global__ void __launch_bounds__(kPrefillWarps * 32)
   for (int j = 0; j < HD / 8; ++j)
     o[j][0] = o[j][1] = o[j][2] = o[j][3] = 0.f;
 
-  for (int k0 = 0; k0 < key_end; k0 += kPrefillKeys) {
-    __syncthreads(); // the previous tile is no longer read
-    // Stage K and Vᵀ: 8 dimensions (16 bytes) per load; keys past the end
-    // are zeros (a NaN there would survive a zero probability).
+  // The async form's copies of the tile from key k0 into buffer `buf`: 8
+  // dimensions (16 bytes) each, as the other forms load them.
+  auto copy_tile = [&](int k0, int buf) {
+    uint16_t *kb = buffers + buf * 2 * kTile, *vb = kb + kTile;
     for (int i = threadIdx.x; i < kPrefillKeys * (HD / 8); i += blockDim.x) {
       const int key = i / (HD / 8), d = (i % (HD / 8)) * 8;
-      uint4 kk = make_uint4(0, 0, 0, 0), vv = kk;
-      if (k0 + key < key_end) {
-        const int64_t r = (kv_row(kv, s, k0 + key) + kvh) * HD + d;
-        kk = *reinterpret_cast<const uint4 *>(kv.k + r);
-        vv = *reinterpret_cast<const uint4 *>(kv.v + r);
-      }
-      *reinterpret_cast<uint4 *>(&ks[key * kKStride + d]) = kk;
-      const uint32_t w[4] = {vv.x, vv.y, vv.z, vv.w};
+      const bool live = k0 + key < key_end;
+      const int64_t r = live ? (kv_row(kv, s, k0 + key) + kvh) * HD + d : 0;
+      copy_async_16(kb + key * kKStride + d, kv.k + r, live);
+      copy_async_16(vb + key * kKStride + d, kv.v + r, live);
+    }
+    asm volatile("cp.async.commit_group;\n" ::);
+  };
+  if constexpr (kAsync)
+    copy_tile(0, 0);
+
+  for (int k0 = 0; k0 < key_end; k0 += kPrefillKeys) {
+    __syncthreads(); // the buffer staged next is no longer read
+    const uint16_t *ks = ks_static, *vs = vs_static;
+    if constexpr (kAsync) {
+      // The next tile's copies go out; this tile's (the group before) must
+      // have landed: every thread waits for its own, the barrier below for
+      // everyone's.
+      const int buf = (k0 / kPrefillKeys) & 1;
+      if (k0 + kPrefillKeys < key_end)
+        copy_tile(k0 + kPrefillKeys, buf ^ 1);
+      else
+        asm volatile("cp.async.commit_group;\n" ::); // an empty group
+      asm volatile("cp.async.wait_group 1;\n" ::: "memory");
+      ks = buffers + buf * 2 * kTile;
+      vs = ks + kTile;
+    } else {
+      // Stage K and V: 8 dimensions (16 bytes) per load; keys past the end
+      // are zeros (a NaN there would survive a zero probability).
+      for (int i = threadIdx.x; i < kPrefillKeys * (HD / 8); i += blockDim.x) {
+        const int key = i / (HD / 8), d = (i % (HD / 8)) * 8;
+        uint4 kk = make_uint4(0, 0, 0, 0), vv = kk;
+        if (k0 + key < key_end) {
+          const int64_t r = (kv_row(kv, s, k0 + key) + kvh) * HD + d;
+          kk = *reinterpret_cast<const uint4 *>(kv.k + r);
+          vv = *reinterpret_cast<const uint4 *>(kv.v + r);
+        }
+        *reinterpret_cast<uint4 *>(&ks_static[key * kKStride + d]) = kk;
+        if (kVAsStored) {
+          *reinterpret_cast<uint4 *>(&vs_static[key * kKStride + d]) = vv;
+          continue;
+        }
+        const uint32_t w[4] = {vv.x, vv.y, vv.z, vv.w};
 #pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        vt[(d + 2 * e) * kVStride + key] = uint16_t(w[e]);
-        vt[(d + 2 * e + 1) * kVStride + key] = uint16_t(w[e] >> 16);
+        for (int e = 0; e < 4; ++e) {
+          vs_static[(d + 2 * e) * kVStride + key] = uint16_t(w[e]);
+          vs_static[(d + 2 * e + 1) * kVStride + key] = uint16_t(w[e] >> 16);
+        }
       }
     }
     __syncthreads();
@@ -174,11 +254,26 @@ __global__ void __launch_bounds__(kPrefillWarps * 32)
                               pack_bf16(sc[2 * kc][2], sc[2 * kc][3]),
                               pack_bf16(sc[2 * kc + 1][0], sc[2 * kc + 1][1]),
                               pack_bf16(sc[2 * kc + 1][2], sc[2 * kc + 1][3])};
+      if constexpr (kVAsStored) {
+        // Column tiles j and j + 1 at once: matrices 0 and 1 are keys
+        // kc·16 + 0..7 and 8..15 of dimensions j·8.., 2 and 3 the same
+        // keys of dimensions (j + 1)·8.. .
 #pragma unroll
-      for (int j = 0; j < HD / 8; ++j) {
-        const uint16_t *vrow = &vt[(j * 8 + g) * kVStride + kc * 16 + 2 * t];
-        mma_bf16(o[j], pa, *reinterpret_cast<const uint32_t *>(vrow),
-                 *reinterpret_cast<const uint32_t *>(vrow + 8));
+        for (int j = 0; j < HD / 8; j += 2) {
+          uint32_t b[4];
+          ldmatrix_x4_trans(
+              b,
+              &vs[(kc * 16 + (lane & 15)) * kKStride + (j + (lane >> 4)) * 8]);
+          mma_bf16(o[j], pa, b[0], b[1]);
+          mma_bf16(o[j + 1], pa, b[2], b[3]);
+        }
+      } else {
+#pragma unroll
+        for (int j = 0; j < HD / 8; ++j) {
+          const uint16_t *vrow = &vs[(j * 8 + g) * kVStride + kc * 16 + 2 * t];
+          mma_bf16(o[j], pa, *reinterpret_cast<const uint32_t *>(vrow),
+                   *reinterpret_cast<const uint32_t *>(vrow + 8));
+        }
       }
     }
   }
@@ -207,10 +302,31 @@ __global__ void __launch_bounds__(kPrefillWarps * 32)
 template <int HD>
 void prefill(const uint16_t *q, int heads, const int32_t *cu, int num_seqs,
              int max_q_len, PagedKvView kv, float scale, uint16_t *out,
-             cudaStream_t stream) {
+             cudaStream_t stream, PrefillStaging staging) {
   const int x = (max_q_len + kPrefillRows - 1) / kPrefillRows;
-  launch_dependent(prefill_attention_kernel<HD>, dim3(x, heads, num_seqs),
-                   kPrefillWarps * 32, 0, stream, q, heads, cu, kv, scale, out);
+  const dim3 grid(x, heads, num_seqs);
+  switch (staging) {
+  case PrefillStaging::transpose:
+    return launch_dependent(
+        prefill_attention_kernel<HD, PrefillStaging::transpose>, grid,
+        kPrefillWarps * 32, 0, stream, q, heads, cu, kv, scale, out);
+  case PrefillStaging::ldmatrix:
+    return launch_dependent(
+        prefill_attention_kernel<HD, PrefillStaging::ldmatrix>, grid,
+        kPrefillWarps * 32, 0, stream, q, heads, cu, kv, scale, out);
+  case PrefillStaging::async: {
+    auto *kernel = prefill_attention_kernel<HD, PrefillStaging::async>;
+    // Past 48 KB of dynamic shared memory a kernel must ask, once. A
+    // failure shows in the launch's error.
+    static const cudaError_t asked = cudaFuncSetAttribute(
+        kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+        kAsyncSharedBytes<HD>);
+    (void)asked;
+    return launch_dependent(kernel, grid, kPrefillWarps * 32,
+                            kAsyncSharedBytes<HD>, stream, q, heads, cu, kv,
+                            scale, out);
+  }
+  }
 }
 
 } // namespace
@@ -226,22 +342,23 @@ bool attention_supports_group(int group) {
 void launch_prefill_attention(const uint16_t *q, int heads,
                               const int32_t *cu_seqlens_q, int num_seqs,
                               int max_q_len, PagedKvView kv, float scale,
-                              uint16_t *out, cudaStream_t stream) {
+                              uint16_t *out, cudaStream_t stream,
+                              PrefillStaging staging) {
   if (num_seqs <= 0 || max_q_len <= 0)
     return;
   switch (kv.head_dim) {
   case 16:
     return prefill<16>(q, heads, cu_seqlens_q, num_seqs, max_q_len, kv, scale,
-                       out, stream);
+                       out, stream, staging);
   case 32:
     return prefill<32>(q, heads, cu_seqlens_q, num_seqs, max_q_len, kv, scale,
-                       out, stream);
+                       out, stream, staging);
   case 64:
     return prefill<64>(q, heads, cu_seqlens_q, num_seqs, max_q_len, kv, scale,
-                       out, stream);
+                       out, stream, staging);
   case 128:
     return prefill<128>(q, heads, cu_seqlens_q, num_seqs, max_q_len, kv, scale,
-                        out, stream);
+                        out, stream, staging);
   }
 }
 

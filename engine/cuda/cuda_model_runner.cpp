@@ -6,6 +6,7 @@
 #include "engine/cuda/gemv_options.h"
 #include "engine/cuda/graph_ladder.h"
 #include "engine/cuda/kv_budget.h"
+#include "engine/cuda/split_sampling.h"
 #include "engine/error.h"
 
 #include <algorithm>
@@ -63,6 +64,17 @@ CudaModelRunner::CudaModelRunner(const EngineConfig &c, const ModelConfig &m,
   host_tokens_ =
       PinnedBuffer<int32_t>(size_t(max_seqs_), "allocating pinned staging");
   tokens_ = DeviceBuffer<int32_t>(size_t(max_seqs_), "allocating tokens");
+  if (split_sampling_enabled()) {
+    check(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, 0),
+          "reading the GPU's multiprocessor count");
+    sample_scratch_ =
+        DeviceBuffer<float>(size_t(sample_workspace_floats(max_seqs_)),
+                            "allocating sampling scratch");
+    sample_tickets_ =
+        DeviceBuffer<int>(size_t(max_seqs_), "allocating sampling tickets");
+    check(cudaMemset(sample_tickets_.get(), 0, sample_tickets_.bytes()),
+          "clearing the sampling tickets");
+  }
   profile_and_size_kv_cache(c);
   if (!graph_sizes_.empty())
     capture_decode_graphs();
@@ -110,8 +122,11 @@ void CudaModelRunner::sample(const StepLayout &l, int rows) {
   };
   SamplingView view{f(l.temperature), f(l.top_p), f(l.uniform),
                     reinterpret_cast<const int32_t *>(step_.get() + l.top_k)};
+  const SampleWorkspace split{sample_scratch_.get(), sample_tickets_.get(),
+                              sms_};
   launch_sample(model_->logits(), rows, int(model_->config().vocab_size), view,
-                tokens_.get(), stream_.get());
+                tokens_.get(), stream_.get(),
+                sample_tickets_.get() ? &split : nullptr);
   check_launch("the sampling kernel");
 }
 

@@ -71,6 +71,10 @@ private:
   DeviceBuffer<uint32_t> step_;
   PinnedBuffer<int32_t> host_tokens_;
   DeviceBuffer<int32_t> tokens_;
+  // The split sampler's (split_sampling.h), allocated only when it is on.
+  DeviceBuffer<float> sample_scratch_;
+  DeviceBuffer<int> sample_tickets_;
+  int sms_ = 0;
   ForwardBatch batch_; // reused: its vectors keep their capacity
   std::vector<int> graph_sizes_;
   std::vector<DecodeGraph> graphs_;

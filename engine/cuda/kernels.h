@@ -69,10 +69,13 @@ struct PagedKvView {
 /// [cu_seqlens_q[s], cu_seqlens_q[s+1]) of q ([tokens][heads][head_dim]),
 /// the last ones of its context; every key is read from the cache.
 /// max_q_len bounds the queries of one sequence (it sizes the grid).
-void launch_prefill_attention(const uint16_t *q, int heads,
-                              const int32_t *cu_seqlens_q, int num_seqs,
-                              int max_q_len, PagedKvView kv, float scale,
-                              uint16_t *out, cudaStream_t stream);
+/// `staging`: how K and V tiles reach shared memory (prefill_options.h);
+/// each gives the same result, bit for bit.
+enum class PrefillStaging { transpose, ldmatrix, async };
+void launch_prefill_attention(
+    const uint16_t *q, int heads, const int32_t *cu_seqlens_q, int num_seqs,
+    int max_q_len, PagedKvView kv, float scale, uint16_t *out,
+    cudaStream_t stream, PrefillStaging staging = PrefillStaging::transpose);
 
 /// Keys per partition of the split decode attention.
 constexpr int kDecodePartition = 256;
@@ -102,14 +105,32 @@ struct SamplingView {
   const int32_t *top_k;
 };
 
+/// The split form of launch_sample (split_sampling.h says why): a row gets
+/// up to kMaxSplitBlocks blocks, and keeps a partial result for each warp of
+/// each (a segment) between them.
+constexpr int kMaxSplitBlocks = 32;
+constexpr int kSplitSegments = kMaxSplitBlocks * 32;
+
+/// What the split form needs besides the logits.
+struct SampleWorkspace {
+  float *scratch; ///< sample_workspace_floats(rows) floats, any contents
+  int *tickets;   ///< one per row, zeroed once before the first launch
+                  ///< (each launch leaves them zeroed)
+  int sms;        ///< the GPU's multiprocessors (they size the grid)
+};
+
 /// Samples one token per row of logits ([rows][vocab] fp32, overwritten
 /// with scratch values) as the CPU Sampler does: argmax at temperature 0
 /// (lowest index on ties, NaNs skipped); otherwise softmax of logits /
 /// temperature cut to the top_k largest (ties with the k-th kept) and to
 /// the smallest most likely set reaching top_p (the crossing value kept),
 /// and an inverse-CDF draw in vocabulary order. Deterministic: the same
-/// logits and uniform always give the same token.
+/// logits and uniform always give the same token. Without `split`, one
+/// block per row; with it, several (split_sampling_blocks), one pass over
+/// the logits (the draw's sums then add in another order: a token can
+/// differ where the uniform falls within rounding of a boundary).
 void launch_sample(float *logits, int rows, int vocab, SamplingView params,
-                   int32_t *tokens, cudaStream_t stream);
+                   int32_t *tokens, cudaStream_t stream,
+                   const SampleWorkspace *split = nullptr);
 
 } // namespace engine::cuda

@@ -13,6 +13,7 @@
 #include "engine/cpu/ops.h"
 #include "engine/cuda/gemv.h"
 #include "engine/cuda/gemv_options.h"
+#include "engine/cuda/prefill_options.h"
 #include "engine/dtype.h"
 #include "engine/error.h"
 
@@ -187,6 +188,7 @@ void Qwen3CudaModel::forward(const StepInputs &s, const CudaKvCache &kv) {
   const QkvLayout qkv_layout{heads, int(c.num_key_value_heads), hd};
   const DecodeLaunches scope(s.decode);
   const GemvOptions gemv = gemv_options_now(); // the same for every launch
+  const PrefillStaging staging = prefill_staging();
 
   launch_embedding(embed_.data.get(), c.vocab_size, hidden, s.token_ids, n,
                    x_.get(), stream_);
@@ -210,7 +212,7 @@ void Qwen3CudaModel::forward(const StepInputs &s, const CudaKvCache &kv) {
     else
       launch_prefill_attention(q_.get(), heads, s.cu_seqlens_q, s.num_seqs,
                                s.max_q_len, view, attn_scale_, attn_.get(),
-                               stream_);
+                               stream_, staging);
     gemm(attn_.get(), n, l.o, delta_.get(), false, gemv);
     launch_add_rms_norm(x_.get(), delta_.get(), l.post_norm.get(), nullptr, n,
                         hidden, eps, h_.get(), stream_);

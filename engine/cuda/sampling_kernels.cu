@@ -1,12 +1,14 @@
 // engine/cuda/sampling_kernels.cu - one token per row of logits, on the
 // device: greedy, temperature, top-k, top-p and an inverse-CDF draw.
 //
-// One block of 1024 threads per row. Nothing is sorted: the top-k and top-p
+// Blocks of 1024 threads: one per row, or several reading a row once in the
+// split form (split_sampling.h). Nothing is sorted: the top-k and top-p
 // cuts are thresholds found by bisection on the bit patterns of the
 // unnormalized probabilities e = exp((x − max) / T) ∈ [0, 1] (non-negative
 // floats order as their bits do), each step one block reduction. Every
 // reduction adds in a fixed order, so a row always gives the same token.
 #include "engine/cuda/device_math.cuh"
+#include "engine/cuda/split_sampling.h"
 
 #include <cfloat>
 #include <cstdint>
@@ -91,77 +93,23 @@ __device__ uint32_t bisect_threshold(const float *e, int n, uint32_t lo,
   return lo;
 }
 
-__global__ void __launch_bounds__(kThreads)
-    sample_kernel(float *logits, int vocab, SamplingView params,
-                  int32_t *tokens) {
-  __shared__ float scratch[32];
-  __shared__ int iscratch[32];
-  __shared__ float seg_end[kWarps];
-  wait_for_previous_kernel();
-  const int row = blockIdx.x;
-  float *x = logits + int64_t(row) * vocab;
-  const float temperature = params.temperature[row];
-
-  const int greedy = block_argmax(x, vocab, scratch, iscratch);
-  const float top = x[greedy];
-  // Overwritten by the draw below; kept if rounding left no chunk to walk.
-  if (threadIdx.x == 0)
-    tokens[row] = greedy;
-  // Greedy, and the CPU Sampler's fallback for an infinite maximum.
-  if (!(temperature > 0.f) || isinf(top) || isnan(top))
-    return;
-
-  // e = exp((x − max) / T); NaN logits get no mass. Without a cut, e is
-  // computed where it is needed (two passes over the row, no write);
-  // with one, it is stored for the bisections.
-  const float inv_t = 1.f / temperature;
-  auto weight = [&](float v) {
-    return isnan(v) ? 0.f : __expf((v - top) * inv_t);
-  };
-  const int k = params.top_k[row];
-  const float p = params.top_p[row];
-  const bool cut = (k > 0 && k < vocab) || p < 1.f;
-  if (cut) {
-    for (int i = threadIdx.x; i < vocab; i += blockDim.x)
-      x[i] = weight(x[i]);
-    __syncthreads();
-  }
-  auto mass = [&](int i) { return cut ? x[i] : weight(x[i]); };
-
-  // Bit patterns of [0, 1]: 0 … 0x3f800000 (e of the maximum is exactly 1).
-  const uint32_t one_plus = 0x3f800001u;
-  if (k > 0 && k < vocab) {
-    const float c = __uint_as_float(
-        bisect_threshold(x, vocab, 0, one_plus, float(k), true, scratch));
-    for (int i = threadIdx.x; i < vocab; i += blockDim.x)
-      if (x[i] < c)
-        x[i] = 0.f;
-    __syncthreads();
-  }
-  if (p < 1.f) {
-    float z = 0.f;
-    for (int i = threadIdx.x; i < vocab; i += blockDim.x)
-      z += x[i];
-    z = block_sum(z, scratch);
-    const float c = __uint_as_float(
-        bisect_threshold(x, vocab, 0, one_plus, p * z, false, scratch));
-    for (int i = threadIdx.x; i < vocab; i += blockDim.x)
-      if (x[i] < c)
-        x[i] = 0.f;
-    __syncthreads();
-  }
-
-  // Inverse CDF in vocabulary order: warp w owns the contiguous segment
-  // [w·seg, (w+1)·seg); the segments' sums are scanned, and the warp whose
-  // segment holds the target finds the token in it.
+/// Inverse CDF in vocabulary order over [begin, end) of the masses mass(i):
+/// the token at `fraction` ∈ [0, 1] of their sum goes to *token (left as it
+/// is when rounding leaves no run to walk). Warp w owns the contiguous
+/// segment [begin + w·seg, begin + (w+1)·seg); the segments' sums are
+/// scanned, and the warp whose segment holds the target finds the token in
+/// it. Every thread of the block calls it.
+template <class Mass>
+__device__ void draw_in_range(int begin, int end, float fraction, Mass mass,
+                              float *scratch, float *seg_end, int32_t *token) {
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int seg = (vocab + kWarps - 1) / kWarps;
-  const int begin = min(vocab, warp * seg), end = min(vocab, begin + seg);
+  const int seg = (end - begin + kWarps - 1) / kWarps;
+  const int sb = min(end, begin + warp * seg), se = min(end, sb + seg);
   float mine = 0.f;
-  for (int i = begin + lane; i < end; i += 32)
+  for (int i = sb + lane; i < se; i += 32)
     mine += mass(i);
   mine = warp_sum(mine);
-  __syncthreads(); // scratch was last used by a reduction above
+  __syncthreads(); // scratch was last used by a reduction before this
   if (lane == 0)
     scratch[warp] = mine;
   __syncthreads();
@@ -179,7 +127,7 @@ __global__ void __launch_bounds__(kThreads)
   // [0, total) exactly, so exactly one segment holds the target, or, when
   // rounding puts the target at the total, the last one that added mass.
   const float total = seg_end[kWarps - 1];
-  const float target = params.uniform[row] * total;
+  const float target = fraction * total;
   const float before = warp ? seg_end[warp - 1] : 0.f;
   const float after = seg_end[warp];
   const bool holds = before < after && before <= target &&
@@ -189,9 +137,9 @@ __global__ void __launch_bounds__(kThreads)
   // The owner warp splits its segment into 32 contiguous runs, one per
   // lane: sums first (no early exit, so the loads overlap), a scan, then
   // the lane whose run holds the target walks it.
-  const int len = end - begin, per = (len + 31) / 32;
-  const int lo = begin + min(len, lane * per);
-  const int hi = begin + min(len, (lane + 1) * per);
+  const int len = se - sb, per = (len + 31) / 32;
+  const int lo = sb + min(len, lane * per);
+  const int hi = sb + min(len, (lane + 1) * per);
   float sum = 0.f;
   for (int i = lo; i < hi; ++i)
     sum += mass(i);
@@ -225,15 +173,313 @@ __global__ void __launch_bounds__(kThreads)
         pick = i;
     }
   }
-  tokens[row] = pick >= 0 ? pick : last;
+  *token = pick >= 0 ? pick : last;
+}
+
+/// Whether a row's draw is cut to its top k or its top p.
+__device__ __forceinline__ bool has_cut(int k, float p, int vocab) {
+  return (k > 0 && k < vocab) || p < 1.f;
+}
+
+/// e = exp((v − top) / T); NaN logits get no mass.
+struct Weight {
+  float top, inv_t;
+  __device__ float operator()(float v) const {
+    return isnan(v) ? 0.f : __expf((v - top) * inv_t);
+  }
+};
+
+/// A sampled row's draw, the whole row by one block, once its maximum (top,
+/// finite) is known: the top-k and top-p cuts, then the inverse CDF. x is
+/// overwritten with scratch values when there is a cut. Every thread of the
+/// block calls it.
+__device__ void draw_row(float *x, int vocab, Weight weight, int k, float p,
+                         float uniform, float *scratch, float *seg_end,
+                         int32_t *token) {
+  // Without a cut, e is computed where it is needed (two passes over the
+  // row, no write); with one, it is stored for the bisections.
+  const bool cut = has_cut(k, p, vocab);
+  if (cut) {
+    for (int i = threadIdx.x; i < vocab; i += blockDim.x)
+      x[i] = weight(x[i]);
+    __syncthreads();
+  }
+  // Bit patterns of [0, 1]: 0 … 0x3f800000 (e of the maximum is exactly 1).
+  const uint32_t one_plus = 0x3f800001u;
+  if (k > 0 && k < vocab) {
+    const float c = __uint_as_float(
+        bisect_threshold(x, vocab, 0, one_plus, float(k), true, scratch));
+    for (int i = threadIdx.x; i < vocab; i += blockDim.x)
+      if (x[i] < c)
+        x[i] = 0.f;
+    __syncthreads();
+  }
+  if (p < 1.f) {
+    float z = 0.f;
+    for (int i = threadIdx.x; i < vocab; i += blockDim.x)
+      z += x[i];
+    z = block_sum(z, scratch);
+    const float c = __uint_as_float(
+        bisect_threshold(x, vocab, 0, one_plus, p * z, false, scratch));
+    for (int i = threadIdx.x; i < vocab; i += blockDim.x)
+      if (x[i] < c)
+        x[i] = 0.f;
+    __syncthreads();
+  }
+  if (cut)
+    draw_in_range(
+        0, vocab, uniform, [&](int i) { return x[i]; }, scratch, seg_end,
+        token);
+  else
+    draw_in_range(
+        0, vocab, uniform, [&](int i) { return weight(x[i]); }, scratch,
+        seg_end, token);
+}
+
+/// The whole row by one block: the argmax pass, then draw_row.
+__global__ void __launch_bounds__(kThreads)
+    sample_kernel(float *logits, int vocab, SamplingView params,
+                  int32_t *tokens) {
+  __shared__ float scratch[32];
+  __shared__ int iscratch[32];
+  __shared__ float seg_end[kWarps];
+  wait_for_previous_kernel();
+  const int row = blockIdx.x;
+  float *x = logits + int64_t(row) * vocab;
+  const float temperature = params.temperature[row];
+
+  const int greedy = block_argmax(x, vocab, scratch, iscratch);
+  const float top = x[greedy];
+  // Overwritten by the draw below; kept if rounding left no run to walk.
+  if (threadIdx.x == 0)
+    tokens[row] = greedy;
+  // Greedy, and the CPU Sampler's fallback for an infinite maximum.
+  if (!(temperature > 0.f) || isinf(top) || isnan(top))
+    return;
+  draw_row(x, vocab, Weight{top, 1.f / temperature}, params.top_k[row],
+           params.top_p[row], params.uniform[row], scratch, seg_end,
+           tokens + row);
+}
+
+/// Where segment w (warp w's part) of block b's chunk lies in a row of
+/// `vocab` split over `blocks` blocks: [begin, end), possibly empty.
+__device__ __forceinline__ void segment_of(int vocab, int blocks, int b, int w,
+                                           int &begin, int &end) {
+  const int chunk = (vocab + blocks - 1) / blocks;
+  const int cb = min(vocab, b * chunk), ce = min(vocab, cb + chunk);
+  const int seg = (ce - cb + kWarps - 1) / kWarps;
+  begin = min(ce, cb + w * seg);
+  end = min(ce, begin + seg);
+}
+
+/// A thread's (or a segment's) running max m and sum of exp((v − m) / T).
+struct Softmax {
+  float m = -INFINITY, s = 0.f;
+};
+
+/// a and b as one: sums rescaled to the larger max (an empty side adds 0).
+__device__ __forceinline__ Softmax merge(Softmax a, Softmax b, float inv_t) {
+  Softmax r;
+  r.m = fmaxf(a.m, b.m);
+  r.s = (a.s > 0.f ? a.s * __expf((a.m - r.m) * inv_t) : 0.f) +
+        (b.s > 0.f ? b.s * __expf((b.m - r.m) * inv_t) : 0.f);
+  return r;
+}
+
+/// The split form (launch_sample with a workspace): a row's B blocks each
+/// read a contiguous chunk once, warp w of a block a contiguous segment of
+/// it, and keep each segment's running max and sum of exp((v − max) / T)
+/// (online, as FlashAttention keeps a softmax's) and the block's argmax.
+/// The last block of the row to finish (a ticket per row) merges them: the
+/// argmax, the segments' masses rescaled to the row's maximum, scanned in
+/// vocabulary order; the segment holding u · total is walked for the token.
+/// One pass over the logits instead of two, spread over the GPU's SMs
+/// instead of one; rows with a top-k or top-p cut are drawn whole by the
+/// last block (draw_row), after the argmax pass.
+__global__ void __launch_bounds__(kThreads)
+    split_sample_kernel(float *logits, int vocab, SamplingView params,
+                        int32_t *tokens, float2 *segments, float2 *bests,
+                        int *tickets) {
+  __shared__ float scratch[32];
+  __shared__ int iscratch[32];
+  __shared__ float seg_end[kWarps];
+  __shared__ float bounds[kThreads];
+  __shared__ int chosen, last_with_mass;
+  __shared__ bool last_block;
+  wait_for_previous_kernel();
+  const int row = blockIdx.y, b = blockIdx.x, blocks = gridDim.x;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  float *x = logits + int64_t(row) * vocab;
+  const float temperature = params.temperature[row];
+  const bool sampled = temperature > 0.f;
+  const float inv_t = sampled ? 1.f / temperature : 0.f;
+  float2 *row_segments = segments + int64_t(row) * kSplitSegments;
+  float2 *row_bests = bests + int64_t(row) * kMaxSplitBlocks;
+
+  int sb, se;
+  segment_of(vocab, blocks, b, warp, sb, se);
+  float best = -INFINITY;
+  int at = vocab; // none yet
+  Softmax mine;
+#pragma unroll 4
+  for (int i = sb + lane; i < se; i += 32) {
+    const float v = x[i];
+    if (v > best || (v == best && at == vocab)) { // first index reaching best
+      best = v;
+      at = i;
+    }
+    // NaN and −∞ carry no mass (and −∞ − −∞ would be NaN).
+    if (sampled && v > -INFINITY) {
+      if (v > mine.m) {
+        mine.s = mine.s * __expf((mine.m - v) * inv_t) + 1.f;
+        mine.m = v;
+      } else {
+        mine.s += __expf((v - mine.m) * inv_t);
+      }
+    }
+  }
+  warp_argmax(best, at);
+  if (sampled)
+    for (int o = 16; o > 0; o >>= 1) {
+      Softmax other;
+      other.m = __shfl_xor_sync(0xffffffffu, mine.m, o);
+      other.s = __shfl_xor_sync(0xffffffffu, mine.s, o);
+      mine = merge(mine, other, inv_t);
+    }
+  if (lane == 0) {
+    row_segments[b * kWarps + warp] = make_float2(mine.m, mine.s);
+    scratch[warp] = best;
+    iscratch[warp] = at;
+  }
+  __syncthreads();
+  if (warp == 0) {
+    best = scratch[lane];
+    at = iscratch[lane];
+    warp_argmax(best, at);
+    if (lane == 0)
+      row_bests[b] = make_float2(best, __int_as_float(at));
+  }
+
+  // The last block of the row to get here merges every block's results.
+  __threadfence(); // this block's results are visible before its ticket
+  __syncthreads();
+  if (threadIdx.x == 0)
+    last_block = atomicAdd(tickets + row, 1) == blocks - 1;
+  __syncthreads();
+  if (!last_block)
+    return;
+  __threadfence();
+  if (warp == 0) { // the argmax over blocks, lowest index on ties
+    best = -INFINITY;
+    at = vocab;
+    if (lane < blocks) {
+      const float2 r = __ldcg(row_bests + lane);
+      best = r.x;
+      at = __float_as_int(r.y);
+    }
+    warp_argmax(best, at);
+    if (lane == 0)
+      iscratch[0] = at == vocab ? 0 : at;
+  }
+  __syncthreads();
+  const int greedy = iscratch[0];
+  const float top = x[greedy];
+  if (threadIdx.x == 0) {
+    tickets[row] = 0; // ready for the next step
+    // Overwritten by the draw below; kept if rounding left no run to walk.
+    tokens[row] = greedy;
+  }
+  // Greedy, and the CPU Sampler's fallback for an infinite maximum.
+  if (!sampled || isinf(top) || isnan(top))
+    return;
+  const Weight weight{top, inv_t};
+  const int k = params.top_k[row];
+  const float p = params.top_p[row];
+  const float uniform = params.uniform[row];
+  if (has_cut(k, p, vocab)) {
+    draw_row(x, vocab, weight, k, p, uniform, scratch, seg_end, tokens + row);
+    return;
+  }
+
+  // Each thread takes one segment (blocks · 32 ≤ 1024 of them): its mass at
+  // the row's maximum, then a scan over the block in segment order, which
+  // is vocabulary order. bounds[j] is where segment j's range ends, so
+  // neighbours share a bound and the ranges tile [0, total).
+  const int segs = blocks * kWarps, j = threadIdx.x;
+  float mass = 0.f;
+  if (j < segs) {
+    const float2 r = __ldcg(row_segments + j);
+    mass = r.y > 0.f ? r.y * __expf((r.x - top) * inv_t) : 0.f;
+  }
+  float incl = mass;
+  for (int o = 1; o < 32; o <<= 1) {
+    const float up = __shfl_up_sync(0xffffffffu, incl, o);
+    if (lane >= o)
+      incl += up;
+  }
+  if (lane == 31)
+    scratch[warp] = incl;
+  if (threadIdx.x == 0) {
+    chosen = segs;
+    last_with_mass = -1;
+  }
+  __syncthreads();
+  if (warp == 0) {
+    float w_incl = scratch[lane];
+    for (int o = 1; o < 32; o <<= 1) {
+      const float up = __shfl_up_sync(0xffffffffu, w_incl, o);
+      if (lane >= o)
+        w_incl += up;
+    }
+    seg_end[lane] = w_incl;
+  }
+  __syncthreads();
+  bounds[j] = (warp ? seg_end[warp - 1] : 0.f) + incl;
+  __syncthreads();
+  const float total = bounds[segs - 1];
+  const float target = uniform * total;
+  const float lo = j ? bounds[j - 1] : 0.f, hi = bounds[j];
+  // Across a warp's edge the scan's roundings can differ by an ulp: the
+  // first segment that holds the target wins, and when none does (the
+  // target at the total) the last one with mass.
+  if (j < segs && mass > 0.f) {
+    atomicMax(&last_with_mass, j);
+    if (lo < hi && lo <= target && target < hi)
+      atomicMin(&chosen, j);
+  }
+  __syncthreads();
+  const int s = chosen < segs ? chosen : last_with_mass;
+  if (s < 0)
+    return; // no mass at all: cannot be (top's own e is 1), greedy stays
+  const float s_lo = s ? bounds[s - 1] : 0.f, s_hi = bounds[s];
+  const float fraction =
+      s_hi > s_lo ? fminf(1.f, fmaxf(0.f, (target - s_lo) / (s_hi - s_lo)))
+                  : 1.f;
+  int begin, end;
+  segment_of(vocab, blocks, s / kWarps, s % kWarps, begin, end);
+  draw_in_range(
+      begin, end, fraction, [&](int i) { return weight(x[i]); }, scratch,
+      seg_end, tokens + row);
 }
 } // namespace
 
 void launch_sample(float *logits, int rows, int vocab, SamplingView params,
-                   int32_t *tokens, cudaStream_t stream) {
-  if (rows > 0)
+                   int32_t *tokens, cudaStream_t stream,
+                   const SampleWorkspace *split) {
+  if (rows <= 0)
+    return;
+  // The split form's rows are the grid's y, which stops at 65,535.
+  if (split == nullptr || rows > 65535) {
     launch_dependent(sample_kernel, rows, kThreads, 0, stream, logits, vocab,
                      params, tokens);
+    return;
+  }
+  const int blocks = split_sampling_blocks(rows, vocab, split->sms);
+  auto *segments = reinterpret_cast<float2 *>(split->scratch);
+  float2 *bests = segments + int64_t(rows) * kSplitSegments;
+  launch_dependent(split_sample_kernel, dim3(blocks, rows), kThreads, 0, stream,
+                   logits, vocab, params, tokens, segments, bests,
+                   split->tickets);
 }
 
 } // namespace engine::cuda

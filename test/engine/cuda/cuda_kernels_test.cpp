@@ -8,6 +8,7 @@
 #include "engine/cuda/device_buffer.h"
 #include "engine/cuda/gemv.h"
 #include "engine/cuda/kernels.h"
+#include "engine/cuda/split_sampling.h"
 #include "engine/dtype.h"
 #include "engine/sampler.h"
 
@@ -298,9 +299,25 @@ struct AttentionCase {
                                view, scale, d_out.get(), 0);
     }
     check_launch("attention");
-    EXPECT_LT(max_rel_err(from_bf16(download(d_out)), want), kBf16Tol)
+    const std::vector<uint16_t> got = download(d_out);
+    EXPECT_LT(max_rel_err(from_bf16(got), want), kBf16Tol)
         << (decode ? "decode" : "prefill") << " heads " << heads << "/"
         << kv_heads << " hd " << hd;
+    if (decode)
+      return;
+    // The other ways of staging the tiles (prefill_options.h): the same
+    // fragments in the same registers, so the same bits.
+    for (PrefillStaging staging :
+         {PrefillStaging::ldmatrix, PrefillStaging::async}) {
+      auto d_other = poisoned<uint16_t>(want.size());
+      launch_prefill_attention(d_q.get(), heads, d_cu.get(), seqs,
+                               *std::max_element(q_lens.begin(), q_lens.end()),
+                               view, scale, d_other.get(), 0, staging);
+      check_launch("attention staged another way");
+      EXPECT_EQ(download(d_other), got)
+          << (staging == PrefillStaging::async ? "async" : "ldmatrix")
+          << ", heads " << heads << "/" << kv_heads << " hd " << hd;
+    }
   }
 };
 } // namespace
@@ -354,7 +371,11 @@ struct SampleRow {
   int top_k;
 };
 
-std::vector<int32_t> sample_on_gpu(const std::vector<SampleRow> &rows) {
+/// The tokens launch_sample gives, with a block per row or split
+/// (split_sampling.h); the split form is launched `launches` times on one
+/// workspace (each launch must leave its tickets zeroed for the next).
+std::vector<int32_t> sample_on_gpu(const std::vector<SampleRow> &rows,
+                                   bool split = false, int launches = 1) {
   const int n = int(rows.size()), vocab = int(rows[0].logits.size());
   std::vector<float> logits, t, p, u;
   std::vector<int32_t> k;
@@ -369,11 +390,31 @@ std::vector<int32_t> sample_on_gpu(const std::vector<SampleRow> &rows) {
   auto d_t = upload(t), d_p = upload(p), d_u = upload(u);
   auto d_k = upload(k);
   auto d_tokens = poisoned<int32_t>(size_t(n));
-  launch_sample(d_logits.get(), n, vocab,
-                SamplingView{d_t.get(), d_p.get(), d_u.get(), d_k.get()},
-                d_tokens.get(), 0);
-  check_launch("sampling");
-  return download(d_tokens);
+  const SamplingView view{d_t.get(), d_p.get(), d_u.get(), d_k.get()};
+  if (!split) {
+    launch_sample(d_logits.get(), n, vocab, view, d_tokens.get(), 0);
+    check_launch("sampling");
+    return download(d_tokens);
+  }
+  auto scratch = poisoned<float>(size_t(sample_workspace_floats(n)));
+  auto tickets = upload(std::vector<int>(size_t(n), 0));
+  SampleWorkspace ws{scratch.get(), tickets.get(), 0};
+  check(cudaDeviceGetAttribute(&ws.sms, cudaDevAttrMultiProcessorCount, 0),
+        "multiprocessors");
+  std::vector<int32_t> first;
+  for (int i = 0; i < launches; ++i) {
+    check(cudaMemset(d_tokens.get(), 0xff, d_tokens.bytes()), "poisoning");
+    launch_sample(d_logits.get(), n, vocab, view, d_tokens.get(), 0, &ws);
+    check_launch("split sampling");
+    const std::vector<int32_t> got = download(d_tokens);
+    if (i == 0)
+      first = got;
+    else
+      EXPECT_EQ(got, first) << "launch " << i + 1 << " on the same workspace";
+  }
+  for (int t : download(tickets))
+    EXPECT_EQ(t, 0) << "a ticket left set";
+  return first;
 }
 
 /// The token a uniform u selects from the kept set, in vocabulary order, in
@@ -437,9 +478,26 @@ TEST(CudaKernels, GreedyIsTheCpusArgmax) {
   rows[3].logits[6] = 60.f; // NaN skipped
   rows[4].temperature = 0.7f;
   rows[4].logits[123] = INFINITY; // infinite maximum: argmax
-  const auto got = sample_on_gpu(rows);
-  for (size_t i = 0; i < rows.size(); ++i)
-    EXPECT_EQ(got[i], Sampler::argmax(rows[i].logits.data(), vocab)) << i;
+  rows[5].logits[151935] = 40.f;  // the last logit, in the last block
+  for (bool split : {false, true}) {
+    const auto got = sample_on_gpu(rows, split, 2);
+    for (size_t i = 0; i < rows.size(); ++i)
+      EXPECT_EQ(got[i], Sampler::argmax(rows[i].logits.data(), vocab))
+          << i << (split ? " split" : "");
+  }
+  // A tie across the split form's blocks and segments: the lowest index.
+  std::vector<SampleRow> tie = {{randn(size_t(vocab), 3.f), 0.f, 1.f, 0.f, 0}};
+  for (int at : {150000, 4749, 4748, 70001})
+    tie[0].logits[size_t(at)] = 45.f;
+  EXPECT_EQ(sample_on_gpu(tie, true)[0], 4748);
+  // A vocabulary smaller than a block's threads, and one not a multiple of
+  // anything.
+  for (int v : {5, 1000, 40961}) {
+    std::vector<SampleRow> small = {{randn(size_t(v), 3.f), 0.f, 1.f, 0.f, 0}};
+    EXPECT_EQ(sample_on_gpu(small, true)[0],
+              Sampler::argmax(small[0].logits.data(), v))
+        << v;
+  }
 }
 
 TEST(CudaKernels, DrawsFollowTheKeptDistributionInVocabularyOrder) {
@@ -460,20 +518,39 @@ TEST(CudaKernels, DrawsFollowTheKeptDistributionInVocabularyOrder) {
     rows.push_back(std::move(r));
   }
   rows[5].top_k = 1; // top_k 1 is greedy whatever the draw
-  const auto got = sample_on_gpu(rows);
+  // Uniforms at the ends of the range.
+  rows[8].uniform = 0.f;
+  rows[12].uniform = std::nextafter(1.f, 0.f);
+  for (bool split : {false, true}) {
+    const auto got = sample_on_gpu(rows, split, 2);
+    int checked = 0;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const int32_t want = expected_draw(rows[i], 1e-5);
+      if (want < 0)
+        continue;
+      ++checked;
+      EXPECT_EQ(got[i], want)
+          << "row " << i << " top_k " << rows[i].top_k << " top_p "
+          << rows[i].top_p << (split ? " split" : "");
+    }
+    EXPECT_EQ(got[5], Sampler::argmax(rows[5].logits.data(), vocab));
+    EXPECT_GE(checked, 40);
+    // The same inputs give the same tokens.
+    EXPECT_EQ(sample_on_gpu(rows, split), got);
+  }
+  // The split form at batch 1 (the most blocks a row gets), across the
+  // range of uniforms: every token from the same float64 inverse CDF.
   int checked = 0;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const int32_t want = expected_draw(rows[i], 1e-5);
+  for (int i = 0; i < 64; ++i) {
+    SampleRow r{randn(size_t(vocab), 2.f), 0.6f, 1.f, (i + 0.5f) / 64, 0};
+    const int32_t want = expected_draw(r, 1e-5);
+    const int32_t got = sample_on_gpu({r}, true)[0];
     if (want < 0)
       continue;
     ++checked;
-    EXPECT_EQ(got[i], want) << "row " << i << " top_k " << rows[i].top_k
-                            << " top_p " << rows[i].top_p;
+    EXPECT_EQ(got, want) << "uniform " << r.uniform;
   }
-  EXPECT_EQ(got[5], Sampler::argmax(rows[5].logits.data(), vocab));
-  EXPECT_GE(checked, 40);
-  // The same inputs give the same tokens.
-  EXPECT_EQ(sample_on_gpu(rows), got);
+  EXPECT_GE(checked, 56);
 }
 
 TEST(CudaKernels, DrawFrequenciesMatchTheProbabilities) {
@@ -485,19 +562,52 @@ TEST(CudaKernels, DrawFrequenciesMatchTheProbabilities) {
   const int n = 20000;
   for (int i = 0; i < n; ++i)
     rows.push_back({x, T, 1.f, (float(i) + 0.5f) / n, 0});
-  const auto got = sample_on_gpu(rows);
   std::vector<double> p(x.size());
   double z = 0;
   for (size_t i = 0; i < x.size(); ++i)
     z += p[i] = std::exp(x[i] / T);
-  std::vector<int> count(x.size());
-  for (int32_t t : got) {
-    ASSERT_GE(t, 0);
-    ASSERT_LT(t, int(x.size()));
-    ++count[size_t(t)];
+  for (bool split : {false, true}) {
+    const auto got = sample_on_gpu(rows, split);
+    std::vector<int> count(x.size());
+    for (int32_t t : got) {
+      ASSERT_GE(t, 0);
+      ASSERT_LT(t, int(x.size()));
+      ++count[size_t(t)];
+    }
+    for (size_t i = 0; i < x.size(); ++i)
+      EXPECT_NEAR(count[i] / double(n), p[i] / z, 2e-4)
+          << i << (split ? " split" : "");
   }
-  for (size_t i = 0; i < x.size(); ++i)
-    EXPECT_NEAR(count[i] / double(n), p[i] / z, 2e-4) << i;
+}
+
+TEST(CudaKernels, SplitDrawFrequenciesMatchTheProbabilitiesAcrossBlocks) {
+  // 40,960 logits: at batch 1, 32 blocks of 1,280, each in 32 segments of
+  // 40. Ten tokens in different blocks and segments (two side by side
+  // across a block's edge) carry the mass in known shares; every other
+  // logit is far below them.
+  const int vocab = 40960;
+  std::vector<float> x(size_t(vocab), -30.f);
+  const std::vector<int> at = {3,     130,   3839,  3840,  9000,
+                               20479, 20480, 30001, 38000, 40959};
+  for (size_t i = 0; i < at.size(); ++i)
+    x[size_t(at[i])] = 0.25f * float(i);
+  const float T = 0.7f;
+  const int n = 2000;
+  std::vector<double> p(at.size());
+  double z = 0;
+  for (size_t i = 0; i < at.size(); ++i)
+    z += p[i] = std::exp(x[size_t(at[i])] / T);
+  z += (vocab - double(at.size())) * std::exp(-30.0 / T);
+  std::vector<int> count(at.size());
+  for (int i = 0; i < n; ++i) {
+    const SampleRow r{x, T, 1.f, (float(i) + 0.5f) / n, 0};
+    const int32_t t = sample_on_gpu({r}, true)[0];
+    const auto it = std::find(at.begin(), at.end(), t);
+    ASSERT_NE(it, at.end()) << "token " << t;
+    ++count[size_t(it - at.begin())];
+  }
+  for (size_t i = 0; i < at.size(); ++i)
+    EXPECT_NEAR(count[i] / double(n), p[i] / z, 1.5e-3) << at[i];
 }
 
 TEST(CudaKernels, GemvMatchesAFloat64Product) {

@@ -1,0 +1,34 @@
+// engine/cuda/prefill_options.cpp - ENGINE_CUDA_PREFILL_STAGING.
+#include "engine/cuda/prefill_options.h"
+
+#include "engine/error.h"
+
+#include <cstdlib>
+#include <string>
+
+namespace engine::cuda {
+
+namespace {
+PrefillStaging read_staging() {
+  const char *value = std::getenv("ENGINE_CUDA_PREFILL_STAGING");
+  if (value == nullptr)
+    return PrefillStaging::transpose;
+  const std::string v = value;
+  if (v == "transpose")
+    return PrefillStaging::transpose;
+  if (v == "ldmatrix")
+    return PrefillStaging::ldmatrix;
+  if (v == "async")
+    return PrefillStaging::async;
+  throw Error("engine: ENGINE_CUDA_PREFILL_STAGING=" + v +
+              ": must be transpose (the default), ldmatrix or async (how "
+              "prefill attention stages its K and V tiles)");
+}
+} // namespace
+
+PrefillStaging prefill_staging() {
+  static const PrefillStaging staging = read_staging();
+  return staging;
+}
+
+} // namespace engine::cuda
