@@ -13,7 +13,9 @@
 # cost on this machine's CPU, and the trace and CUPTI's raw buffers, as
 # replay fixtures for the CPU-side tests.
 # Usage: scripts/gpu-check.sh [BUNDLE]   (default gpu-bundle)
-#        GPU_CHECK_ONLY=engine|case-study scripts/gpu-check.sh: those steps
+#        GPU_CHECK_ONLY=engine|engine-tests|engine-bench|case-study
+#          scripts/gpu-check.sh: those steps (engine: its tests, then its
+#          benchmarks; each half alone is well under 10 minutes)
 # Exit status: 0 all passed, 1 a check failed, 77 no GPU here.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,10 +37,13 @@ golden=$(cat "$bundle/golden-dir" 2>/dev/null)
 if [ -n "$golden" ] && [ ! -d "$golden" ]; then
   mkdir -p "$(dirname "$golden")" && ln -s "$bundle/golden" "$golden"
 fi
-only=${GPU_CHECK_ONLY:-all} # engine, case-study: only those steps
+only=${GPU_CHECK_ONLY:-all} # engine, engine-tests, ...: only those steps
 case $only in
-engine | case-study | all) ;;
-*) echo "gpu-check: GPU_CHECK_ONLY=$only: must be engine, case-study or all" >&2; exit 2 ;;
+engine | engine-tests | engine-bench | case-study | all) ;;
+*)
+  echo "gpu-check: GPU_CHECK_ONLY=$only: must be engine, engine-tests, engine-bench, case-study or all" >&2
+  exit 2
+  ;;
 esac
 failed=0
 step() { echo; echo "== $*"; }
@@ -53,7 +58,7 @@ for f in "$bundle"/bin/*; do
   fi
 done
 
-engine_steps() {
+engine_test_steps() {
   # The GPU machines' CPUs have AVX-512, AVX512-BF16 and AMX, which the
   # machines the project is built on may lack: each CPU kernel test runs at
   # every level this CPU has (test/engine/cpu/isa_test_util.h).
@@ -99,6 +104,19 @@ engine_steps() {
     --gtest_filter='*Greedy*' 2>&1 | tee "$out/engine-golden.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
 
+  step "Hugging Face transformers as a second reference (golden fixtures; checkpoints it writes)"
+  if python3 -c 'import transformers' 2>/dev/null; then
+    python3 "$bundle/test/transformers_reference.py" "$bundle/golden" \
+      "$bundle/bin/engine-generate" "$out/transformers" 2>&1 |
+      tee "$out/transformers.txt"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
+  else
+    echo "gpu-check: no transformers here: skipped"
+  fi
+}
+# The benchmarks: Nano-vLLM's protocol, pp512 and batch-1 decode with each
+# untried option, interleaved.
+engine_bench_steps() {
   step "benchmark: Nano-vLLM's protocol on the Qwen3-0.6B shape (random bf16 weights), then again with the split sampler and with each new staging of prefill attention's tiles"
   model=$(mktemp -d)/qwen3-0.6b
   "$bundle/bin/engine-make-model" --preset qwen3-0.6b --out "$model" >/dev/null &&
@@ -146,16 +164,6 @@ engine_steps() {
     done
   done
   rm -rf "$(dirname "$model")"
-
-  step "Hugging Face transformers as a second reference (golden fixtures; checkpoints it writes)"
-  if python3 -c 'import transformers' 2>/dev/null; then
-    python3 "$bundle/test/transformers_reference.py" "$bundle/golden" \
-      "$bundle/bin/engine-generate" "$out/transformers" 2>&1 |
-      tee "$out/transformers.txt"
-    [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
-  else
-    echo "gpu-check: no transformers here: skipped"
-  fi
 }
 # The case study (docs/case-study.md): the perfcc-built engine traced at
 # batch 1 with and without CUDA graphs and over Nano-vLLM's protocol, and a
@@ -177,11 +185,14 @@ finish() {
   exit "$failed"
 }
 case $only in
-engine) engine_steps; finish ;;
+engine) engine_test_steps; engine_bench_steps; finish ;;
+engine-tests) engine_test_steps; finish ;;
+engine-bench) engine_bench_steps; finish ;;
 case-study) case_study_steps; finish ;;
 esac
 # The engine first: it is what changes most.
-engine_steps
+engine_test_steps
+engine_bench_steps
 case_study_steps
 
 step "the CUDA example's known answer (examples/cuda/stalls.cpp)"
