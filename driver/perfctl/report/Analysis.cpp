@@ -104,7 +104,11 @@ TraceReport analyzeTrace(const TraceModel &model,
     r.devices.push_back(DeviceReport{std::move(usage[i]), std::move(idle[i]),
                                      std::move(delays[i])});
   r.kernels = analyzeKernels(model, launches, timelines);
-  r.quality = assessQuality(model, r.hot, timelines, launches, r.kernels);
+  TimeNs graphLaunchLatency = 0;
+  for (const DeviceReport &d : r.devices)
+    graphLaunchLatency += d.idle.graphLaunchLatency;
+  r.quality = assessQuality(model, r.hot, timelines, launches, r.kernels,
+                            graphLaunchLatency);
   r.answer = headline(model, r);
   return r;
 }

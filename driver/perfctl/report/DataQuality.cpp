@@ -1,16 +1,25 @@
 //===- DataQuality.cpp - what the trace lost and what did not join --------===//
 #include "report/DataQuality.h"
 
+#include "report/Units.h"
+
 #include <fmt/format.h>
 
 #include <set>
 
 namespace perfcc::perfctl {
 
+namespace {
+// Below this many records a launch, CUPTI's share of a graph launch is a
+// few microseconds: not worth a warning.
+constexpr double kManyNodesPerLaunch = 8;
+} // namespace
+
 DataQuality assessQuality(const TraceModel &model, const HotFunctions &hot,
                           const HostTimelines &timelines,
                           const LaunchIndex &launches,
-                          const KernelTable &kernels) {
+                          const KernelTable &kernels,
+                          TimeNs graphLaunchLatency) {
   DataQuality q;
   const TraceMetadata &meta = model.metadata;
   q.droppedSpans = meta.droppedSpans;
@@ -44,6 +53,14 @@ DataQuality assessQuality(const TraceModel &model, const HotFunctions &hot,
   q.recordsBeforeLaunch = launches.recordsBeforeLaunch;
   q.duplicateCorrelations = launches.duplicateCorrelations;
   q.launchedByDisagrees = kernels.launchedByDisagrees;
+  for (std::size_t i = 0; i < model.apiCalls.size(); ++i) {
+    const ApiCall &call = model.apiCalls[i];
+    if (launches.recordsOf[i] == 0 || !launchesGraph(model.name(call.name)))
+      continue;
+    ++q.graphLaunches;
+    q.graphLaunchRecords += launches.recordsOf[i];
+    q.graphLaunchHost += call.end - call.start;
+  }
 
   // \p what has "{}" for the count and "{s}" where a plural takes an s.
   auto warn = [&](std::uint64_t n, const char *what) {
@@ -79,6 +96,20 @@ DataQuality assessQuality(const TraceModel &model, const HotFunctions &hot,
           q.gpu->reason.empty() ? "" : ": ", q.gpu->reason));
     warn(q.gpu->droppedRecords.value_or(0),
          "CUPTI dropped {} GPU record{s}: busy time is a lower bound");
+  }
+  if (q.graphLaunches && double(q.graphLaunchRecords) >=
+                             kManyNodesPerLaunch * double(q.graphLaunches)) {
+    const double n = double(q.graphLaunches);
+    const double each = double(q.graphLaunchHost) / n;
+    q.warnings.push_back(fmt::format(
+        "{} CUDA graph launch{} of {:.0f} GPU records each took the host {} "
+        "each ({} a record); CUPTI records a graph's nodes inside its launch, "
+        "so untraced a launch is shorter, and the {} of launch latency in "
+        "the gaps they ended is partly the tracer's",
+        q.graphLaunches, q.graphLaunches == 1 ? "" : "es",
+        double(q.graphLaunchRecords) / n, humanNs(each),
+        humanNs(double(q.graphLaunchHost) / double(q.graphLaunchRecords)),
+        humanNs(double(graphLaunchLatency))));
   }
   warn(q.recordsWithoutLaunch,
        "{} GPU record{s} without a launch call in the trace: the idle "

@@ -8,6 +8,13 @@
 // longjmp or the end of the run, GPU records without a launch call, launch
 // calls without a GPU record, records that start before their launch.
 //
+// A CUDA graph's launch is one API call, and CUPTI records each of the
+// graph's nodes inside it: traced, a launch of hundreds of kernels takes the
+// host several times what it takes untraced (226 against about 35 µs for
+// the engine's 228-kernel decode step on an H200; docs/gpu-tracing.md). The
+// launch latency of the gaps such launches end is then the tracer's as much
+// as the program's: said, with the launches' size and host time.
+//
 // A launch made while a CUDA graph is being captured adds a graph node and
 // runs nothing, so it has no record of its own; the trace does not mark it,
 // but the records its graph later runs name the capturing function
@@ -42,14 +49,21 @@ struct DataQuality {
   std::uint64_t recordsWithoutLaunch = 0, launchesWithoutRecords = 0,
                 capturedLaunches = 0, recordsBeforeLaunch = 0,
                 duplicateCorrelations = 0, launchedByDisagrees = 0;
+  /// CUDA graph launches that ran something, their records and the host
+  /// time inside them.
+  std::uint64_t graphLaunches = 0, graphLaunchRecords = 0;
+  TimeNs graphLaunchHost = 0;
   /// One sentence per finding that changes how to read the report.
   std::vector<std::string> warnings;
 };
 
+/// \p graphLaunchLatency: the devices' launch latency in gaps that graph
+/// launches ended (DeviceIdleAttribution).
 DataQuality assessQuality(const TraceModel &model, const HotFunctions &hot,
                           const HostTimelines &timelines,
                           const LaunchIndex &launches,
-                          const KernelTable &kernels);
+                          const KernelTable &kernels,
+                          TimeNs graphLaunchLatency);
 
 } // namespace perfcc::perfctl
 

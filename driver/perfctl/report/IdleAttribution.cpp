@@ -64,6 +64,8 @@ attributeGpuIdle(const TraceModel &model, const LaunchIndex &launches,
       g.launchLatency = gap.end - waitEnd;
       a.hostWait += g.hostWait;
       a.launchLatency += g.launchLatency;
+      if (launchesGraph(model.name(launch->name)))
+        a.graphLaunchLatency += g.launchLatency;
       if (g.hostWait <= 0)
         continue;
       ++a.hostWaitGaps;

@@ -55,6 +55,9 @@ struct DeviceIdleAttribution {
   TimeNs idle = 0;   ///< the gaps' total
   TimeNs hostWait = 0, launchLatency = 0, unattributed = 0;
   std::uint64_t gaps = 0, hostWaitGaps = 0, unattributedGaps = 0;
+  /// The part of launchLatency in gaps a CUDA graph launch ended (its first
+  /// node's record), which tracing itself lengthens (DataQuality).
+  TimeNs graphLaunchLatency = 0;
   /// Functions charged host-wait time, most self time first (then most
   /// inclusive, then name).
   std::vector<IdleCharge> functions;

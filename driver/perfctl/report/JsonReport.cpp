@@ -167,15 +167,17 @@ json device(const TraceModel &model, const DeviceReport &d,
       {key::BusyByKindNs, byKind(u.byKind)},
       {key::Syncs, json{{key::Count, u.syncs}, {key::TotalNs, u.syncTime}}},
       {key::Streams, streams},
-      {key::IdleAttribution, json{{key::IdleNs, a.idle},
-                                  {key::Gaps, a.gaps},
-                                  {key::HostWaitNs, a.hostWait},
-                                  {key::HostWaitGaps, a.hostWaitGaps},
-                                  {key::LaunchLatencyNs, a.launchLatency},
-                                  {key::UnattributedNs, a.unattributed},
-                                  {key::UnattributedGaps, a.unattributedGaps},
-                                  {key::Functions, charged},
-                                  {key::LargestWaits, largest}}},
+      {key::IdleAttribution,
+       json{{key::IdleNs, a.idle},
+            {key::Gaps, a.gaps},
+            {key::HostWaitNs, a.hostWait},
+            {key::HostWaitGaps, a.hostWaitGaps},
+            {key::LaunchLatencyNs, a.launchLatency},
+            {key::GraphLaunchLatencyNs, a.graphLaunchLatency},
+            {key::UnattributedNs, a.unattributed},
+            {key::UnattributedGaps, a.unattributedGaps},
+            {key::Functions, charged},
+            {key::LargestWaits, largest}}},
       {key::LaunchDelayNs, delay}};
 }
 
@@ -238,7 +240,10 @@ json quality(const TraceModel &model, const TraceReport &r) {
             {key::CapturedLaunches, q.capturedLaunches},
             {key::RecordsBeforeLaunch, q.recordsBeforeLaunch},
             {key::DuplicateCorrelations, q.duplicateCorrelations},
-            {key::LaunchedByDisagrees, q.launchedByDisagrees}}},
+            {key::LaunchedByDisagrees, q.launchedByDisagrees},
+            {key::GraphLaunches, json{{key::Count, q.graphLaunches},
+                                      {key::Records, q.graphLaunchRecords},
+                                      {key::HostNs, q.graphLaunchHost}}}}},
       {key::Warnings, q.warnings}};
 }
 

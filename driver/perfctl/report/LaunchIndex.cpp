@@ -20,6 +20,13 @@ bool launchesGpuWork(std::string_view name) {
   return false;
 }
 
+bool launchesGraph(std::string_view name) {
+  for (std::string_view prefix : {"cudaGraphLaunch", "cuGraphLaunch"})
+    if (name.substr(0, prefix.size()) == prefix)
+      return true;
+  return false;
+}
+
 LaunchIndex::LaunchIndex(const TraceModel &model) {
   std::unordered_map<std::int64_t, std::size_t> byCorrelation;
   for (std::size_t i = 0; i < model.apiCalls.size(); ++i) {

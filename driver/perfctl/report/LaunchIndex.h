@@ -52,6 +52,10 @@ public:
 /// runtime's own rule (runtime/perfrt_gpu_correlate.cpp).
 bool launchesGpuWork(std::string_view apiName);
 
+/// Whether a CUDA API call of this name launches a CUDA graph (runtime or
+/// driver API): one call, as many records as the graph has nodes.
+bool launchesGraph(std::string_view apiName);
+
 } // namespace perfcc::perfctl
 
 #endif // PERFCC_DRIVER_PERFCTL_REPORT_LAUNCHINDEX_H

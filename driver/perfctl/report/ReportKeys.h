@@ -101,6 +101,7 @@ constexpr char Gaps[] = "gaps";
 constexpr char HostWaitNs[] = "host_wait_ns";
 constexpr char HostWaitGaps[] = "host_wait_gaps";
 constexpr char LaunchLatencyNs[] = "launch_latency_ns";
+constexpr char GraphLaunchLatencyNs[] = "graph_launch_latency_ns";
 constexpr char UnattributedNs[] = "unattributed_ns";
 constexpr char UnattributedGaps[] = "unattributed_gaps";
 constexpr char SelfNs[] = "self_ns";
@@ -139,6 +140,8 @@ constexpr char CapturedLaunches[] = "captured_launches";
 constexpr char RecordsBeforeLaunch[] = "gpu_records_before_launch";
 constexpr char DuplicateCorrelations[] = "duplicate_correlations";
 constexpr char LaunchedByDisagrees[] = "launched_by_disagrees";
+constexpr char GraphLaunches[] = "graph_launches";
+constexpr char HostNs[] = "host_ns";
 constexpr char Warnings[] = "warnings";
 
 } // namespace perfcc::perfctl::reportkey

@@ -262,6 +262,51 @@ TEST(ReportAnalysisTest, AGraphLaunchFansOutToThreeKernels) {
   EXPECT_EQ(r.quality.recordsWithoutLaunch, 0u);
   EXPECT_EQ(r.quality.launchesWithoutRecords, 0u);
   EXPECT_EQ(r.devices[0].idle.gaps, 0u);
+  // Three nodes a launch: what CUPTI adds to it is not worth a word.
+  EXPECT_EQ(r.quality.graphLaunches, 1u);
+  EXPECT_EQ(r.quality.graphLaunchRecords, 3u);
+  for (const std::string &w : r.quality.warnings)
+    EXPECT_EQ(w.find("CUDA graph"), std::string::npos) << w;
+}
+
+TEST(ReportAnalysisTest, LargeGraphLaunchesUnderTracingAreSaidToBeLonger) {
+  // A decode loop replaying a 16-kernel graph: each step's launch takes the
+  // host 20 us and its first kernel starts 19 us after the call began, 65
+  // us after the last step's kernels ended.
+  TraceBuilder b;
+  json graph = {{k::ArgGraphId, 1}, {k::ArgCapturedBy, "capture"}};
+  for (int step = 0; step < 4; ++step) {
+    const std::int64_t at = step * 100000;
+    b.cpuOp("decode_step", 1, at, at + 60000)
+        .api("cudaGraphLaunch", 1, at + 5000, at + 25000, step + 1);
+    for (int node = 0; node < 16; ++node)
+      b.kernel("node", 3, at + 24000 + node * 1000, at + 25000 + node * 1000,
+               step + 1, graph);
+  }
+  TraceModel m = parsedTrace(b.text());
+  TraceReport r = analyze(m);
+  const DeviceIdleAttribution &idle = r.devices[0].idle;
+  EXPECT_EQ(idle.gaps, 3u);
+  EXPECT_EQ(idle.hostWait, 3 * 65000);
+  EXPECT_EQ(idle.launchLatency, 3 * 19000);
+  EXPECT_EQ(idle.graphLaunchLatency, 3 * 19000);
+  EXPECT_EQ(r.quality.graphLaunches, 4u);
+  EXPECT_EQ(r.quality.graphLaunchRecords, 64u);
+  EXPECT_EQ(r.quality.graphLaunchHost, 4 * 20000);
+  EXPECT_NE(std::find(r.quality.warnings.begin(), r.quality.warnings.end(),
+                      "4 CUDA graph launches of 16 GPU records each took the "
+                      "host 20.0 us each (1.25 us a record); CUPTI records a "
+                      "graph's nodes inside its launch, so untraced a launch "
+                      "is shorter, and the 57.0 us of launch latency in the "
+                      "gaps they ended is partly the tracer's"),
+            r.quality.warnings.end())
+      << json(r.quality.warnings).dump(1);
+  // And in the JSON report.
+  json j = reportJson(m, r, ReportOptions{}, "t.json");
+  EXPECT_EQ(j[rk::Quality][rk::Reader][rk::GraphLaunches][rk::Records], 64);
+  EXPECT_EQ(
+      j[rk::Gpu][rk::Devices][0][rk::IdleAttribution][rk::GraphLaunchLatencyNs],
+      57000);
 }
 
 TEST(ReportAnalysisTest, UnmatchedLaunchesAndRecordsAreCounted) {
