@@ -33,6 +33,17 @@ __device__ float block_sum(float v, float *scratch) {
   return v;
 }
 
+/// Lane i gets the sum of lanes 0..i's v.
+__device__ __forceinline__ float warp_inclusive_sum(float v) {
+  const int lane = threadIdx.x % 32;
+  for (int o = 1; o < 32; o <<= 1) {
+    const float up = __shfl_up_sync(0xffffffffu, v, o);
+    if (lane >= o)
+      v += up;
+  }
+  return v;
+}
+
 /// The warp's largest (value, index), the lowest index on ties, in every
 /// lane.
 __device__ void warp_argmax(float &best, int &at) {
@@ -113,15 +124,8 @@ __device__ void draw_in_range(int begin, int end, float fraction, Mass mass,
   if (lane == 0)
     scratch[warp] = mine;
   __syncthreads();
-  if (warp == 0) { // inclusive scan of the 32 segment sums
-    float incl = scratch[lane];
-    for (int o = 1; o < 32; o <<= 1) {
-      const float up = __shfl_up_sync(0xffffffffu, incl, o);
-      if (lane >= o)
-        incl += up;
-    }
-    seg_end[lane] = incl;
-  }
+  if (warp == 0) // inclusive scan of the 32 segment sums
+    seg_end[lane] = warp_inclusive_sum(scratch[lane]);
   __syncthreads();
   // Segment w covers [seg_end[w − 1], seg_end[w]): the ranges tile
   // [0, total) exactly, so exactly one segment holds the target, or, when
@@ -143,12 +147,7 @@ __device__ void draw_in_range(int begin, int end, float fraction, Mass mass,
   float sum = 0.f;
   for (int i = lo; i < hi; ++i)
     sum += mass(i);
-  float incl = sum;
-  for (int o = 1; o < 32; o <<= 1) {
-    const float up = __shfl_up_sync(0xffffffffu, incl, o);
-    if (lane >= o)
-      incl += up;
-  }
+  const float incl = warp_inclusive_sum(sum);
   float excl = __shfl_up_sync(0xffffffffu, incl, 1);
   if (lane == 0)
     excl = 0.f;
@@ -411,12 +410,7 @@ __global__ void __launch_bounds__(kThreads)
     const float2 r = __ldcg(row_segments + j);
     mass = r.y > 0.f ? r.y * __expf((r.x - top) * inv_t) : 0.f;
   }
-  float incl = mass;
-  for (int o = 1; o < 32; o <<= 1) {
-    const float up = __shfl_up_sync(0xffffffffu, incl, o);
-    if (lane >= o)
-      incl += up;
-  }
+  const float incl = warp_inclusive_sum(mass);
   if (lane == 31)
     scratch[warp] = incl;
   if (threadIdx.x == 0) {
@@ -424,15 +418,8 @@ __global__ void __launch_bounds__(kThreads)
     last_with_mass = -1;
   }
   __syncthreads();
-  if (warp == 0) {
-    float w_incl = scratch[lane];
-    for (int o = 1; o < 32; o <<= 1) {
-      const float up = __shfl_up_sync(0xffffffffu, w_incl, o);
-      if (lane >= o)
-        w_incl += up;
-    }
-    seg_end[lane] = w_incl;
-  }
+  if (warp == 0) // the warps' totals, scanned
+    seg_end[lane] = warp_inclusive_sum(scratch[lane]);
   __syncthreads();
   bounds[j] = (warp ? seg_end[warp - 1] : 0.f) + incl;
   __syncthreads();
