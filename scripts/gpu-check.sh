@@ -6,7 +6,7 @@
 # ./gpu-check-out): the machine, the CPU backend's kernel tests at every
 # instruction-set level of this CPU, the CUDA engine's tests and benchmarks
 # (batch-1 decode and pp512 as shipped, with the GEMVs', the sampler's and
-# prefill attention's untried options, without dependent launch), Hugging Face transformers as a second reference, the case study's
+# the attention kernels' untried options, without dependent launch), Hugging Face transformers as a second reference, the case study's
 # traces and host sweep of the perfcc-built engine, the traced CUDA example with perfctl's
 # report and its known-answer verdict, the speed-bump sweep of the same
 # example against its real variants, the launch-cost benchmark, the probe
@@ -85,9 +85,10 @@ engine_test_steps() {
   step "the CUDA engine's model: CPU backend, golden reference, graphs, memory"
   "$bundle/bin/engine_cuda_model_test" 2>&1 | tee "$out/engine-model.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
-  echo "the same with the untried options (ENGINE_CUDA_GEMV_ROWS=4 ENGINE_CUDA_PREFETCH=1 ENGINE_CUDA_SPLIT_SAMPLING=1 ENGINE_CUDA_PREFILL_STAGING=async):"
+  echo "the same with the untried options (ENGINE_CUDA_GEMV_ROWS=4 ENGINE_CUDA_PREFETCH=1 ENGINE_CUDA_SPLIT_SAMPLING=1 ENGINE_CUDA_PREFILL_STAGING=async ENGINE_CUDA_FOLD_QK_NORM=1):"
   ENGINE_CUDA_GEMV_ROWS=4 ENGINE_CUDA_PREFETCH=1 ENGINE_CUDA_SPLIT_SAMPLING=1 \
-    ENGINE_CUDA_PREFILL_STAGING=async "$bundle/bin/engine_cuda_model_test" --gtest_brief=1 2>&1 |
+    ENGINE_CUDA_PREFILL_STAGING=async ENGINE_CUDA_FOLD_QK_NORM=1 \
+    "$bundle/bin/engine_cuda_model_test" --gtest_brief=1 2>&1 |
     tee "$out/engine-model-gemv-options.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
 
@@ -95,8 +96,9 @@ engine_test_steps() {
   ENGINE_TEST_DEVICE=cuda "$bundle/bin/EngineInvariantsTest" 2>&1 |
     tee "$out/engine-invariants.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
-  echo "the invariants with the split sampler and async prefill staging (ENGINE_CUDA_SPLIT_SAMPLING=1 ENGINE_CUDA_PREFILL_STAGING=async):"
+  echo "the invariants with the split sampler, async prefill staging and the folded q/k norm (ENGINE_CUDA_SPLIT_SAMPLING=1 ENGINE_CUDA_PREFILL_STAGING=async ENGINE_CUDA_FOLD_QK_NORM=1):"
   ENGINE_TEST_DEVICE=cuda ENGINE_CUDA_SPLIT_SAMPLING=1 ENGINE_CUDA_PREFILL_STAGING=async \
+    ENGINE_CUDA_FOLD_QK_NORM=1 \
     "$bundle/bin/EngineInvariantsTest" --gtest_brief=1 2>&1 |
     tee "$out/engine-invariants-split-sampling.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
@@ -138,12 +140,13 @@ engine_bench_steps() {
   [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
 
   # The GEMVs' two untried ways of reading their weights (gemv_options.h),
-  # the split sampler (split_sampling.h) and prefill attention's two new
-  # stagings (prefill_options.h: the pp512 figures), against the shipped form
-  # and against it without dependent launch.
-  step "batch-1 decode, interleaved, two rounds: as shipped; the GEMVs' weights prefetched (ENGINE_CUDA_PREFETCH=1); 2 or 4 rows per group (ENGINE_CUDA_GEMV_ROWS); both; the split sampler (ENGINE_CUDA_SPLIT_SAMPLING=1); all three; prefill attention's tiles staged with ldmatrix or async (ENGINE_CUDA_PREFILL_STAGING, pp512); without dependent launch (ENGINE_CUDA_PDL=0)"
+  # the split sampler (split_sampling.h), the q/k norm folded into decode
+  # attention and prefill attention's two new stagings (attention_options.h:
+  # the pp512 figures), against the shipped form and against it without
+  # dependent launch.
+  step "batch-1 decode, interleaved, two rounds: as shipped; the GEMVs' weights prefetched (ENGINE_CUDA_PREFETCH=1); 2 or 4 rows per group (ENGINE_CUDA_GEMV_ROWS); both; the split sampler (ENGINE_CUDA_SPLIT_SAMPLING=1); the q/k norm folded into decode attention (ENGINE_CUDA_FOLD_QK_NORM=1); all four; prefill attention's tiles staged with ldmatrix or async (ENGINE_CUDA_PREFILL_STAGING, pp512); without dependent launch (ENGINE_CUDA_PDL=0)"
   for round in 1 2; do
-    for variant in shipped prefetch rows2 rows4 rows4-prefetch split-sampling all prefill-ldmatrix prefill-async nopdl; do
+    for variant in shipped prefetch rows2 rows4 rows4-prefetch split-sampling fold-qk-norm all prefill-ldmatrix prefill-async nopdl; do
       case $variant in
       shipped) settings=() ;;
       prefetch) settings=(ENGINE_CUDA_PREFETCH=1) ;;
@@ -151,7 +154,9 @@ engine_bench_steps() {
       rows4) settings=(ENGINE_CUDA_GEMV_ROWS=4) ;;
       rows4-prefetch) settings=(ENGINE_CUDA_GEMV_ROWS=4 ENGINE_CUDA_PREFETCH=1) ;;
       split-sampling) settings=(ENGINE_CUDA_SPLIT_SAMPLING=1) ;;
-      all) settings=(ENGINE_CUDA_GEMV_ROWS=4 ENGINE_CUDA_PREFETCH=1 ENGINE_CUDA_SPLIT_SAMPLING=1) ;;
+      fold-qk-norm) settings=(ENGINE_CUDA_FOLD_QK_NORM=1) ;;
+      all) settings=(ENGINE_CUDA_GEMV_ROWS=4 ENGINE_CUDA_PREFETCH=1 ENGINE_CUDA_SPLIT_SAMPLING=1
+        ENGINE_CUDA_FOLD_QK_NORM=1) ;;
       prefill-ldmatrix) settings=(ENGINE_CUDA_PREFILL_STAGING=ldmatrix) ;;
       prefill-async) settings=(ENGINE_CUDA_PREFILL_STAGING=async) ;;
       nopdl) settings=(ENGINE_CUDA_PDL=0) ;;

@@ -7,6 +7,7 @@
 // accumulation, one rounding to bf16 at the end. A block serves every query
 // head of its KV head (GQA), so each key is loaded once for the group.
 #include "engine/cuda/device_math.cuh"
+#include "engine/cuda/qk_norm_rope.cuh"
 
 #include <cfloat>
 #include <type_traits>
@@ -23,19 +24,29 @@ namespace {
 // partition is written out at once; for longer ones each block leaves its
 // partial output, max and sum, and the last block of the sequence to finish
 // (a ticket per sequence and KV head) merges them all: no second kernel.
+//
+// FOLD: the block first does its part of the step's q/k norms, RoPE and KV
+// store (QkNormRope): each block its group's query heads, into shared
+// memory, and the block of the last partition, the only one to read the new
+// token's key, also its KV head's k and v, into the cache, before its
+// barrier.
 constexpr int kDecodeThreads = 128;
 constexpr int kDecodeWarps = kDecodeThreads / 32;
 constexpr int kDecodeUnroll = 4;
 
-template <int HD, int G>
+template <int HD, int G, bool FOLD>
 __global__ void __launch_bounds__(kDecodeThreads)
     decode_attention_kernel(const uint16_t *q, int heads, PagedKvView kv,
                             float scale, int max_parts, float *ws_acc,
                             float *ws_max, float *ws_sum, int *tickets,
-                            uint16_t *out) {
+                            uint16_t *out, QkNormRope fold) {
   __shared__ float w_max[kDecodeWarps][G], w_sum[kDecodeWarps][G];
   __shared__ float w_acc[kDecodeWarps][G][HD];
   __shared__ bool last_block;
+  // FOLD: the group's normed and rotated query heads, and each warp's
+  // scratch for norm_rope_head.
+  __shared__ uint16_t q_folded[FOLD ? G : 1][HD];
+  __shared__ float head_scratch[FOLD ? kDecodeWarps : 1][HD];
   wait_for_previous_kernel();
 
   const int part = blockIdx.x, kvh = blockIdx.y, s = blockIdx.z;
@@ -54,7 +65,35 @@ __global__ void __launch_bounds__(kDecodeThreads)
   const bool active = d0 < HD;
 
   float qr[G][4];
-  load_q_slice<G, HD>(q, head0, d0, active, scale, qr);
+  if constexpr (FOLD) {
+    const QkvLayout &L = fold.layout;
+    const int64_t row = int64_t(s) * (L.heads + 2 * L.kv_heads) * HD;
+    const int pos = fold.positions[s];
+    const float *cos = fold.rope_cos + int64_t(pos) * (HD / 2);
+    const float *sin = fold.rope_sin + int64_t(pos) * (HD / 2);
+    for (int g = warp; g < G; g += kDecodeWarps)
+      norm_rope_head(fold.qkv + row + int64_t(kvh * G + g) * HD, fold.q_norm,
+                     HD, fold.eps, cos, sin, head_scratch[warp], q_folded[g]);
+    // The new token is the sequence's last position: in the last partition.
+    // The last warp has the least query work when G < 4.
+    const int64_t slot = fold.slot_mapping[s];
+    if (part == parts - 1 && slot >= 0 && warp == kDecodeWarps - 1) {
+      const int64_t at = (slot * L.kv_heads + kvh) * HD;
+      norm_rope_head(fold.qkv + row + int64_t(L.heads + kvh) * HD, fold.k_norm,
+                     HD, fold.eps, cos, sin, head_scratch[warp],
+                     fold.k_cache + at);
+      copy_head(fold.qkv + row + int64_t(L.heads + L.kv_heads + kvh) * HD, HD,
+                fold.v_cache + at);
+    }
+    __syncthreads(); // the query heads and the new key are in place
+#pragma unroll
+    for (int g = 0; g < G; ++g)
+#pragma unroll
+      for (int e = 0; e < 4; ++e)
+        qr[g][e] = active ? bf(q_folded[g][d0 + e]) * scale : 0.f;
+  } else {
+    load_q_slice<G, HD>(q, head0, d0, active, scale, qr);
+  }
 
   float m[G], l[G], acc[G][4];
 #pragma unroll
@@ -390,14 +429,26 @@ constexpr int kTwoPassMinSeqs = 16;
 template <int HD, int G>
 void decode_group(const uint16_t *q, int heads, int num_seqs, int parts,
                   PagedKvView kv, float scale, float *acc, float *mx,
-                  float *sum, int *tickets, uint16_t *out,
-                  cudaStream_t stream) {
+                  float *sum, int *tickets, uint16_t *out, cudaStream_t stream,
+                  const QkNormRope *fold) {
   const dim3 grid(parts, kv.kv_heads, num_seqs);
   if (num_seqs < kTwoPassMinSeqs) {
-    launch_dependent(decode_attention_kernel<HD, G>, grid, kDecodeThreads, 0,
-                     stream, q, heads, kv, scale, parts, acc, mx, sum, tickets,
-                     out);
+    if (fold)
+      launch_dependent(decode_attention_kernel<HD, G, true>, grid,
+                       kDecodeThreads, 0, stream, q, heads, kv, scale, parts,
+                       acc, mx, sum, tickets, out, *fold);
+    else
+      launch_dependent(decode_attention_kernel<HD, G, false>, grid,
+                       kDecodeThreads, 0, stream, q, heads, kv, scale, parts,
+                       acc, mx, sum, tickets, out, QkNormRope{});
     return;
+  }
+  if (fold) { // the two-pass kernel reads q from memory
+    launch_qk_norm_rope_store(
+        fold->qkv, num_seqs, fold->layout, fold->q_norm, fold->k_norm,
+        fold->eps, fold->rope_cos, fold->rope_sin, fold->positions,
+        fold->slot_mapping, fold->q_out, fold->k_cache, fold->v_cache, stream);
+    q = fold->q_out;
   }
   launch_dependent(decode_two_pass_kernel<HD, G>, grid, kDecodeThreads, 0,
                    stream, q, heads, kv, scale, parts, acc, mx, sum, out);
@@ -410,7 +461,7 @@ void decode_group(const uint16_t *q, int heads, int num_seqs, int parts,
 template <int HD>
 void decode(const uint16_t *q, int heads, int num_seqs, int max_context,
             PagedKvView kv, float scale, float *ws, int *tickets, uint16_t *out,
-            cudaStream_t stream) {
+            cudaStream_t stream, const QkNormRope *fold) {
   const int parts = parts_for(max_context);
   const int64_t rows = int64_t(num_seqs) * heads * parts;
   float *acc = ws, *mx = acc + rows * HD, *sum = mx + rows;
@@ -418,7 +469,7 @@ void decode(const uint16_t *q, int heads, int num_seqs, int max_context,
   auto launch = [&](auto group) {
     decode_group<HD, decltype(group)::value>(q, heads, num_seqs, parts, kv,
                                              scale, acc, mx, sum, tickets, out,
-                                             stream);
+                                             stream, fold);
   };
   switch (heads / kv.kv_heads) {
   case 1:
@@ -443,22 +494,23 @@ int64_t decode_attention_workspace(int num_seqs, int heads, int head_dim,
 void launch_decode_attention(const uint16_t *q, int heads, int num_seqs,
                              int max_context, PagedKvView kv, float scale,
                              float *workspace, int *tickets, uint16_t *out,
-                             cudaStream_t stream) {
+                             cudaStream_t stream, const QkNormRope *fold) {
+  static_assert(kDecodeFoldMaxSeqs == kTwoPassMinSeqs);
   if (num_seqs <= 0 || max_context <= 0)
     return;
   switch (kv.head_dim) {
   case 16:
     return decode<16>(q, heads, num_seqs, max_context, kv, scale, workspace,
-                      tickets, out, stream);
+                      tickets, out, stream, fold);
   case 32:
     return decode<32>(q, heads, num_seqs, max_context, kv, scale, workspace,
-                      tickets, out, stream);
+                      tickets, out, stream, fold);
   case 64:
     return decode<64>(q, heads, num_seqs, max_context, kv, scale, workspace,
-                      tickets, out, stream);
+                      tickets, out, stream, fold);
   case 128:
     return decode<128>(q, heads, num_seqs, max_context, kv, scale, workspace,
-                       tickets, out, stream);
+                       tickets, out, stream, fold);
   }
 }
 

@@ -22,7 +22,7 @@ namespace {
 // with a running maximum (base 2, the scale folded in). P is rounded to bf16
 // for its product, as FlashAttention does.
 //
-// How a tile is staged (PrefillStaging, prefill_options.h says why):
+// How a tile is staged (PrefillStaging, attention_options.h says why):
 // - transpose (shipped): loaded into registers, K stored as it is and V
 //   transposed, so that both products read 32-bit pairs;
 // - ldmatrix: V stored as it is too, its B fragments read by ldmatrix.trans;

@@ -3,6 +3,7 @@
 // paged KV store, SwiGLU. Each reads bf16, accumulates in fp32 and rounds
 // once when it writes, as the CPU backend's kernels do.
 #include "engine/cuda/device_math.cuh"
+#include "engine/cuda/qk_norm_rope.cuh"
 
 #include <cuda_bf16.h>
 
@@ -61,9 +62,7 @@ __global__ void add_rms_norm_kernel(float *residual, const uint16_t *delta,
     o[k] = to_bf(x[k] * inv * weight[k]);
 }
 
-// One warp per (token, head); heads of q, then k, then v. Each head's
-// normalized values go through shared memory so a lane can read its RoPE
-// partner whatever the head size.
+// One warp per (token, head); heads of q, then k, then v (norm_rope_head).
 constexpr int kHeadsPerBlock = 4;
 constexpr int kMaxHeadDim = 256;
 __global__ void
@@ -75,7 +74,7 @@ qk_norm_rope_store_kernel(const uint16_t *qkv, QkvLayout L, const float *q_norm,
   __shared__ float buf[kHeadsPerBlock][kMaxHeadDim];
   wait_for_previous_kernel();
   const int t = blockIdx.x;
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int warp = threadIdx.x / 32;
   const int hd = L.head_dim, half = hd / 2;
   const int total = L.heads + 2 * L.kv_heads;
   const int64_t row = int64_t(t) * total * hd;
@@ -85,48 +84,23 @@ qk_norm_rope_store_kernel(const uint16_t *qkv, QkvLayout L, const float *q_norm,
        head += gridDim.y * kHeadsPerBlock) {
     const uint16_t *src = qkv + row + int64_t(head) * hd;
     if (head >= L.heads + L.kv_heads) { // v: straight to the cache
-      if (slot >= 0) {
-        uint16_t *dst =
-            v_cache + (slot * L.kv_heads + head - L.heads - L.kv_heads) * hd;
-        for (int d = lane; d < hd; d += 32)
-          dst[d] = src[d];
-      }
+      if (slot >= 0)
+        copy_head(src, hd,
+                  v_cache +
+                      (slot * L.kv_heads + head - L.heads - L.kv_heads) * hd);
       continue;
     }
     const bool is_q = head < L.heads;
-    const float *w = is_q ? q_norm : k_norm;
-    float ss = 0;
-    for (int d = lane; d < hd; d += 32) {
-      const float v = bf(src[d]);
-      buf[warp][d] = v;
-      ss += v * v;
-    }
-    for (int o = 16; o > 0; o >>= 1)
-      ss += __shfl_xor_sync(0xffffffffu, ss, o);
-    const float inv = rsqrtf(ss / hd + eps);
-    __syncwarp();
     uint16_t *dst;
     if (is_q)
       dst = q_out + (int64_t(t) * L.heads + head) * hd;
     else if (slot >= 0)
       dst = k_cache + (slot * L.kv_heads + head - L.heads) * hd;
     else
-      dst = nullptr;
-    if (dst) {
-      const float *c = rope_cos + int64_t(pos) * half;
-      const float *s = rope_sin + int64_t(pos) * half;
-      for (int d = lane; d < hd; d += 32) {
-        // HF rounds the normed head to the model dtype before RoPE.
-        const float x =
-            __bfloat162float(__float2bfloat16_rn(buf[warp][d] * inv * w[d]));
-        const int p = d < half ? d + half : d - half;
-        const float y =
-            __bfloat162float(__float2bfloat16_rn(buf[warp][p] * inv * w[p]));
-        const int i = d < half ? d : d - half;
-        dst[d] = to_bf(d < half ? x * c[i] - y * s[i] : x * c[i] + y * s[i]);
-      }
-    }
-    __syncwarp(); // buf is rewritten by this warp's next head
+      continue; // a k with nowhere to go
+    norm_rope_head(src, is_q ? q_norm : k_norm, hd, eps,
+                   rope_cos + int64_t(pos) * half,
+                   rope_sin + int64_t(pos) * half, buf[warp], dst);
   }
 }
 

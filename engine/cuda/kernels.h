@@ -69,7 +69,7 @@ struct PagedKvView {
 /// [cu_seqlens_q[s], cu_seqlens_q[s+1]) of q ([tokens][heads][head_dim]),
 /// the last ones of its context; every key is read from the cache.
 /// max_q_len bounds the queries of one sequence (it sizes the grid).
-/// `staging`: how K and V tiles reach shared memory (prefill_options.h);
+/// `staging`: how K and V tiles reach shared memory (attention_options.h);
 /// each gives the same result, bit for bit.
 enum class PrefillStaging { transpose, ldmatrix, async };
 void launch_prefill_attention(
@@ -84,6 +84,19 @@ constexpr int kDecodePartition = 256;
 int64_t decode_attention_workspace(int num_seqs, int heads, int head_dim,
                                    int max_context);
 
+/// What launch_qk_norm_rope_store is given, for decode attention to do that
+/// work itself (one token per sequence: token s is sequence s).
+struct QkNormRope {
+  const uint16_t *qkv;
+  QkvLayout layout;
+  const float *q_norm, *k_norm;
+  float eps;
+  const float *rope_cos, *rope_sin;
+  const int32_t *positions, *slot_mapping;
+  uint16_t *q_out; ///< used only where the work is not folded in (below)
+  uint16_t *k_cache, *v_cache;
+};
+
 /// One query token per sequence (row s of q), split along the sequence in
 /// partitions of kDecodePartition keys, merged by the last block to finish
 /// (one kernel). max_context bounds every context_lens[s] (fixed when
@@ -92,10 +105,17 @@ int64_t decode_attention_workspace(int num_seqs, int heads, int head_dim,
 /// workspace: decode_attention_workspace floats, any contents; tickets:
 /// num_seqs · kv_heads ints, zeroed once before the first launch (each
 /// launch leaves them zeroed).
+/// With `fold`, q is not read: the step's q/k norms, RoPE and KV store
+/// (launch_qk_norm_rope_store's work, bit for bit) happen here, inside the
+/// attention kernel below kDecodeFoldMaxSeqs sequences (one kernel a layer
+/// fewer: attention_options.h says why), in launch_qk_norm_rope_store into
+/// fold->q_out before it otherwise.
+constexpr int kDecodeFoldMaxSeqs = 16;
 void launch_decode_attention(const uint16_t *q, int heads, int num_seqs,
                              int max_context, PagedKvView kv, float scale,
                              float *workspace, int *tickets, uint16_t *out,
-                             cudaStream_t stream);
+                             cudaStream_t stream,
+                             const QkNormRope *fold = nullptr);
 
 /// Per-row sampling parameters on the device (the uniform is drawn on the
 /// host from the sequence's own random stream; temperature 0 is greedy and

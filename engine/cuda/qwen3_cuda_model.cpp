@@ -11,9 +11,9 @@
 #include "engine/cuda/dependent_launch.h"
 
 #include "engine/cpu/ops.h"
+#include "engine/cuda/attention_options.h"
 #include "engine/cuda/gemv.h"
 #include "engine/cuda/gemv_options.h"
-#include "engine/cuda/prefill_options.h"
 #include "engine/dtype.h"
 #include "engine/error.h"
 
@@ -189,6 +189,7 @@ void Qwen3CudaModel::forward(const StepInputs &s, const CudaKvCache &kv) {
   const DecodeLaunches scope(s.decode);
   const GemvOptions gemv = gemv_options_now(); // the same for every launch
   const PrefillStaging staging = prefill_staging();
+  const bool fold = decode_folds_qk_norm();
 
   launch_embedding(embed_.data.get(), c.vocab_size, hidden, s.token_ids, n,
                    x_.get(), stream_);
@@ -198,17 +199,23 @@ void Qwen3CudaModel::forward(const StepInputs &s, const CudaKvCache &kv) {
                         l.input_norm.get(), nullptr, n, hidden, eps, h_.get(),
                         stream_);
     gemm(h_.get(), n, l.qkv, qkv_.get(), false, gemv);
-    launch_qk_norm_rope_store(qkv_.get(), n, qkv_layout, l.q_norm.get(),
-                              l.k_norm.get(), eps, rope_cos_.get(),
-                              rope_sin_.get(), s.positions, s.slot_mapping,
-                              q_.get(), kv.k(int(i)), kv.v(int(i)), stream_);
+    const QkNormRope qk{qkv_.get(),      qkv_layout,   l.q_norm.get(),
+                        l.k_norm.get(),  eps,          rope_cos_.get(),
+                        rope_sin_.get(), s.positions,  s.slot_mapping,
+                        q_.get(),        kv.k(int(i)), kv.v(int(i))};
+    if (!(s.decode && fold))
+      launch_qk_norm_rope_store(qk.qkv, n, qk.layout, qk.q_norm, qk.k_norm,
+                                qk.eps, qk.rope_cos, qk.rope_sin, qk.positions,
+                                qk.slot_mapping, qk.q_out, qk.k_cache,
+                                qk.v_cache, stream_);
     const PagedKvView view{
         kv.k(int(i)), kv.v(int(i)),   kv.block_size(), qkv_layout.kv_heads,
         hd,           s.block_tables, s.table_width,   s.context_lens};
     if (s.decode)
       launch_decode_attention(q_.get(), heads, s.num_seqs, s.max_context, view,
                               attn_scale_, attn_workspace_.get(),
-                              attn_tickets_.get(), attn_.get(), stream_);
+                              attn_tickets_.get(), attn_.get(), stream_,
+                              fold ? &qk : nullptr);
     else
       launch_prefill_attention(q_.get(), heads, s.cu_seqlens_q, s.num_seqs,
                                s.max_q_len, view, attn_scale_, attn_.get(),

@@ -305,7 +305,7 @@ struct AttentionCase {
         << kv_heads << " hd " << hd;
     if (decode)
       return;
-    // The other ways of staging the tiles (prefill_options.h): the same
+    // The other ways of staging the tiles (attention_options.h): the same
     // fragments in the same registers, so the same bits.
     for (PrefillStaging staging :
          {PrefillStaging::ldmatrix, PrefillStaging::async}) {
@@ -362,6 +362,101 @@ TEST(CudaKernels, DecodeAttentionGivesZeroForGraphPadding) {
                           tickets.get(), d_out.get(), 0);
   for (uint16_t x : download(d_out))
     ASSERT_EQ(x, 0);
+}
+
+TEST(CudaKernels, DecodeAttentionWithTheQkNormFoldedInGivesTheSameBits) {
+  // Each case: query and KV heads, head size, block size and the contexts
+  // (a context of 0 is graph padding: slot −1, nothing stored). The new
+  // token is each sequence's last position; from 16 sequences on the fold
+  // falls back to the separate kernel before the two-pass attention.
+  struct Case {
+    int heads, kv_heads, hd, block;
+    std::vector<int> ctx;
+  };
+  std::vector<int> many;
+  for (int i = 0; i < 20; ++i)
+    many.push_back(1 + int(rng()() % 900));
+  for (const Case &c :
+       {Case{16, 8, 128, 256, {1}}, Case{16, 8, 128, 16, {1, 300, 700}},
+        Case{8, 2, 64, 8, {5, 0, 513}}, Case{4, 4, 32, 256, {2, 1024}},
+        Case{16, 1, 16, 4, {9, 600}}, Case{32, 2, 128, 256, {257}},
+        Case{16, 8, 128, 16, many}}) {
+    const int seqs = int(c.ctx.size());
+    const int max_ctx = *std::max_element(c.ctx.begin(), c.ctx.end());
+    const int width = std::max(1, (max_ctx + c.block - 1) / c.block);
+    int blocks_needed = 0;
+    for (int x : c.ctx)
+      blocks_needed += (x + c.block - 1) / c.block;
+    const int num_blocks = blocks_needed + 2;
+    std::vector<int32_t> order(static_cast<size_t>(num_blocks));
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), rng());
+    std::vector<int32_t> tables(size_t(seqs) * width, -1),
+        pos(static_cast<size_t>(seqs)), slots(static_cast<size_t>(seqs));
+    int next = 0;
+    for (int sq = 0; sq < seqs; ++sq) {
+      const int x = c.ctx[size_t(sq)];
+      for (int b = 0; b < (x + c.block - 1) / c.block; ++b)
+        tables[size_t(sq) * width + b] = order[size_t(next++)];
+      pos[size_t(sq)] = x ? x - 1 : 0;
+      slots[size_t(sq)] =
+          x ? tables[size_t(sq) * width + (x - 1) / c.block] * c.block +
+                  (x - 1) % c.block
+            : -1;
+    }
+    const int qkv_width = (c.heads + 2 * c.kv_heads) * c.hd;
+    const auto qkv = to_bf16(randn(size_t(seqs) * qkv_width));
+    const auto qn = randn(size_t(c.hd), 0.3f), kn = randn(size_t(c.hd), 0.3f);
+    RopeTable rope(c.hd, 1e6, max_ctx + 1);
+    std::vector<float> cos_t(rope.cos(0),
+                             rope.cos(0) + size_t(max_ctx + 1) * c.hd / 2);
+    std::vector<float> sin_t(rope.sin(0),
+                             rope.sin(0) + size_t(max_ctx + 1) * c.hd / 2);
+    const size_t cache = size_t(num_blocks) * c.block * c.kv_heads * c.hd;
+    const auto k0 = to_bf16(randn(cache)), v0 = to_bf16(randn(cache));
+    auto d_qkv = upload(qkv);
+    auto d_qn = upload(qn), d_kn = upload(kn);
+    auto d_cos = upload(cos_t), d_sin = upload(sin_t);
+    auto d_pos = upload(pos), d_slots = upload(slots);
+    auto d_tables = upload(tables), d_ctx = upload(c.ctx);
+    const float scale = 1.f / std::sqrt(float(c.hd));
+    const QkvLayout layout{c.heads, c.kv_heads, c.hd};
+    struct Run {
+      DeviceBuffer<uint16_t> k, v, q, out;
+    };
+    auto run = [&](bool fold) {
+      Run r{upload(k0), upload(v0),
+            poisoned<uint16_t>(size_t(seqs) * c.heads * c.hd),
+            poisoned<uint16_t>(size_t(seqs) * c.heads * c.hd)};
+      auto ws = poisoned<float>(
+          size_t(decode_attention_workspace(seqs, c.heads, c.hd, max_ctx)));
+      auto tickets = upload(std::vector<int>(size_t(seqs) * c.kv_heads, 0));
+      const PagedKvView view{r.k.get(), r.v.get(),      c.block, c.kv_heads,
+                             c.hd,      d_tables.get(), width,   d_ctx.get()};
+      const QkNormRope qk{d_qkv.get(),   layout,      d_qn.get(),  d_kn.get(),
+                          1e-6f,         d_cos.get(), d_sin.get(), d_pos.get(),
+                          d_slots.get(), r.q.get(),   r.k.get(),   r.v.get()};
+      if (!fold)
+        launch_qk_norm_rope_store(qk.qkv, seqs, layout, qk.q_norm, qk.k_norm,
+                                  qk.eps, qk.rope_cos, qk.rope_sin,
+                                  qk.positions, qk.slot_mapping, qk.q_out,
+                                  qk.k_cache, qk.v_cache, 0);
+      launch_decode_attention(fold ? nullptr : r.q.get(), c.heads, seqs,
+                              max_ctx, view, scale, ws.get(), tickets.get(),
+                              r.out.get(), 0, fold ? &qk : nullptr);
+      check_launch("decode attention");
+      return r;
+    };
+    const Run plain = run(false), folded = run(true);
+    const std::string what =
+        "heads " + std::to_string(c.heads) + "/" + std::to_string(c.kv_heads) +
+        " hd " + std::to_string(c.hd) + " seqs " + std::to_string(seqs);
+    EXPECT_EQ(download(folded.out), download(plain.out)) << what;
+    EXPECT_EQ(download(folded.k), download(plain.k)) << what;
+    EXPECT_EQ(download(folded.v), download(plain.v)) << what;
+    if (seqs >= kDecodeFoldMaxSeqs) // the fallback writes q where asked
+      EXPECT_EQ(download(folded.q), download(plain.q)) << what;
+  }
 }
 
 namespace {

@@ -3,27 +3,20 @@
 // (which it also is wherever no GPU of compute capability 9.0 is found).
 #include "engine/cuda/dependent_launch.h"
 
-#include "engine/error.h"
+#include "env_setting_checks.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <string>
 
 namespace engine::cuda {
 namespace {
 
 TEST(DependentLaunchTest, SettingIsZeroOrOne) {
   // One test: the setting is read once per process, when it is valid.
-  ASSERT_EQ(setenv("ENGINE_CUDA_PDL", "yes", 1), 0);
-  try {
-    dependent_launch_enabled();
-    FAIL() << "ENGINE_CUDA_PDL=yes was accepted";
-  } catch (const Error &e) {
-    EXPECT_EQ(std::string(e.what()),
-              "engine: ENGINE_CUDA_PDL=yes: must be 0 (kernels wait for the "
-              "one ahead to finish before they launch) or 1 (the default)");
-  }
+  expect_refused("ENGINE_CUDA_PDL", {"yes"}, dependent_launch_enabled,
+                 "0 (kernels wait for the one ahead to finish before they "
+                 "launch) or 1 (the default)");
   ASSERT_EQ(setenv("ENGINE_CUDA_PDL", "0", 1), 0);
   EXPECT_FALSE(dependent_launch_enabled());
   ASSERT_EQ(setenv("ENGINE_CUDA_PDL", "1", 1), 0);

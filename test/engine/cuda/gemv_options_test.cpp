@@ -4,28 +4,20 @@
 // prefetches.
 #include "engine/cuda/gemv_options.h"
 
-#include "engine/error.h"
+#include "env_setting_checks.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <string>
 
 namespace engine::cuda {
 namespace {
 
 // One test per setting: each is read once per process, when it is valid.
 TEST(GemvOptionsTest, PrefetchIsZeroOrOne) {
-  ASSERT_EQ(setenv("ENGINE_CUDA_PREFETCH", "on", 1), 0);
-  try {
-    gemv_prefetch_enabled();
-    FAIL() << "ENGINE_CUDA_PREFETCH=on was accepted";
-  } catch (const Error &e) {
-    EXPECT_EQ(std::string(e.what()),
-              "engine: ENGINE_CUDA_PREFETCH=on: must be 0 (the default: a "
-              "GEMV reads its weights after its wait) or 1 (it prefetches "
-              "them into L2 before)");
-  }
+  expect_refused("ENGINE_CUDA_PREFETCH", {"on"}, gemv_prefetch_enabled,
+                 "0 (the default: a GEMV reads its weights after its wait) or "
+                 "1 (it prefetches them into L2 before)");
   ASSERT_EQ(setenv("ENGINE_CUDA_PREFETCH", "1", 1), 0);
   EXPECT_TRUE(gemv_prefetch_enabled());
   ASSERT_EQ(setenv("ENGINE_CUDA_PREFETCH", "0", 1), 0);
@@ -36,18 +28,10 @@ TEST(GemvOptionsTest, PrefetchIsZeroOrOne) {
 }
 
 TEST(GemvOptionsTest, RowsPerGroupAreOneTwoOrFour) {
-  for (const char *bad : {"3", "8", "0", "", "2x", "-1"}) {
-    ASSERT_EQ(setenv("ENGINE_CUDA_GEMV_ROWS", bad, 1), 0);
-    try {
-      gemv_rows_per_group();
-      FAIL() << "ENGINE_CUDA_GEMV_ROWS=" << bad << " was accepted";
-    } catch (const Error &e) {
-      EXPECT_EQ(std::string(e.what()),
-                "engine: ENGINE_CUDA_GEMV_ROWS=" + std::string(bad) +
-                    ": must be 1 (the default), 2 or 4 (the rows a GEMV's "
-                    "group of warps takes at once)");
-    }
-  }
+  expect_refused("ENGINE_CUDA_GEMV_ROWS", {"3", "8", "0", "", "2x", "-1"},
+                 gemv_rows_per_group,
+                 "1 (the default), 2 or 4 (the rows a GEMV's group of warps "
+                 "takes at once)");
   ASSERT_EQ(setenv("ENGINE_CUDA_GEMV_ROWS", "4", 1), 0);
   EXPECT_EQ(gemv_rows_per_group(), 4);
   EXPECT_EQ(gemv_options_now().rows_per_group, 4);

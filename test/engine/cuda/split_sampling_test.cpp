@@ -3,12 +3,12 @@
 // workspace, and ENGINE_CUDA_SPLIT_SAMPLING's values.
 #include "engine/cuda/split_sampling.h"
 
-#include "engine/error.h"
+#include "env_setting_checks.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
-#include <string>
 
 namespace engine::cuda {
 namespace {
@@ -53,19 +53,10 @@ TEST(SplitSamplingTest, TheWorkspaceHoldsEverySegmentAndBlockOfEveryRow) {
 
 // Read once per process, when valid: one test.
 TEST(SplitSamplingTest, TheSettingIsZeroOrOne) {
-  for (const char *bad : {"on", "", "2", "yes"}) {
-    ASSERT_EQ(setenv("ENGINE_CUDA_SPLIT_SAMPLING", bad, 1), 0);
-    try {
-      split_sampling_enabled();
-      FAIL() << "ENGINE_CUDA_SPLIT_SAMPLING=" << bad << " was accepted";
-    } catch (const Error &e) {
-      EXPECT_EQ(std::string(e.what()),
-                "engine: ENGINE_CUDA_SPLIT_SAMPLING=" + std::string(bad) +
-                    ": must be 0 (the default: a block samples a row) or 1 "
-                    "(several blocks sample a row in one pass over its "
-                    "logits)");
-    }
-  }
+  expect_refused("ENGINE_CUDA_SPLIT_SAMPLING", {"on", "", "2", "yes"},
+                 split_sampling_enabled,
+                 "0 (the default: a block samples a row) or 1 (several "
+                 "blocks sample a row in one pass over its logits)");
   ASSERT_EQ(setenv("ENGINE_CUDA_SPLIT_SAMPLING", "1", 1), 0);
   EXPECT_TRUE(split_sampling_enabled());
   ASSERT_EQ(setenv("ENGINE_CUDA_SPLIT_SAMPLING", "0", 1), 0);

@@ -1,6 +1,8 @@
-// engine/cuda/prefill_options.cpp - ENGINE_CUDA_PREFILL_STAGING.
-#include "engine/cuda/prefill_options.h"
+// engine/cuda/attention_options.cpp - ENGINE_CUDA_PREFILL_STAGING and
+// ENGINE_CUDA_FOLD_QK_NORM.
+#include "engine/cuda/attention_options.h"
 
+#include "engine/env_switch.h"
 #include "engine/error.h"
 
 #include <cstdlib>
@@ -29,6 +31,14 @@ PrefillStaging read_staging() {
 PrefillStaging prefill_staging() {
   static const PrefillStaging staging = read_staging();
   return staging;
+}
+
+bool decode_folds_qk_norm() {
+  static const bool folds = env_switch(
+      "ENGINE_CUDA_FOLD_QK_NORM", false,
+      "0 (the default: a kernel of its own norms q and k, applies RoPE and "
+      "stores k and v) or 1 (decode attention does it)");
+  return folds;
 }
 
 } // namespace engine::cuda
