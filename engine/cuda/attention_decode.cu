@@ -69,18 +69,19 @@ __global__ void __launch_bounds__(kDecodeThreads)
     const QkvLayout &L = fold.layout;
     const int64_t row = int64_t(s) * (L.heads + 2 * L.kv_heads) * HD;
     const int pos = fold.positions[s];
-    const float *cos = fold.rope_cos + int64_t(pos) * (HD / 2);
-    const float *sin = fold.rope_sin + int64_t(pos) * (HD / 2);
+    const float *rope_c = fold.rope_cos + int64_t(pos) * (HD / 2);
+    const float *rope_s = fold.rope_sin + int64_t(pos) * (HD / 2);
     for (int g = warp; g < G; g += kDecodeWarps)
       norm_rope_head(fold.qkv + row + int64_t(kvh * G + g) * HD, fold.q_norm,
-                     HD, fold.eps, cos, sin, head_scratch[warp], q_folded[g]);
+                     HD, fold.eps, rope_c, rope_s, head_scratch[warp],
+                     q_folded[g]);
     // The new token is the sequence's last position: in the last partition.
     // The last warp has the least query work when G < 4.
     const int64_t slot = fold.slot_mapping[s];
     if (part == parts - 1 && slot >= 0 && warp == kDecodeWarps - 1) {
       const int64_t at = (slot * L.kv_heads + kvh) * HD;
       norm_rope_head(fold.qkv + row + int64_t(L.heads + kvh) * HD, fold.k_norm,
-                     HD, fold.eps, cos, sin, head_scratch[warp],
+                     HD, fold.eps, rope_c, rope_s, head_scratch[warp],
                      fold.k_cache + at);
       copy_head(fold.qkv + row + int64_t(L.heads + L.kv_heads + kvh) * HD, HD,
                 fold.v_cache + at);

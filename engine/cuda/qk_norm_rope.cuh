@@ -12,12 +12,14 @@ namespace engine::cuda {
 /// dst[0, hd) = bf16(RoPE(bf16(src · rsqrt(mean(src²) + eps) · w))): the
 /// head's norm rounded to bf16 first, as Hugging Face rounds the normed head
 /// to the model's dtype, then rotated with NeoX's pairing by the position's
-/// tables cos and sin (hd/2 each). Every lane of the warp calls it; buf is
-/// the warp's own hd floats (a lane reads its RoPE partner from there,
-/// whatever the head size).
-__device__ __forceinline__ void
-norm_rope_head(const uint16_t *src, const float *w, int hd, float eps,
-               const float *cos, const float *sin, float *buf, uint16_t *dst) {
+/// tables rope_c and rope_s (cos and sin, hd/2 each). Every lane of the warp
+/// calls it; buf is the warp's own hd floats (a lane reads its RoPE partner
+/// from there, whatever the head size).
+__device__ __forceinline__ void norm_rope_head(const uint16_t *src,
+                                               const float *w, int hd,
+                                               float eps, const float *rope_c,
+                                               const float *rope_s, float *buf,
+                                               uint16_t *dst) {
   const int lane = threadIdx.x % 32, half = hd / 2;
   float ss = 0;
   for (int d = lane; d < hd; d += 32) {
@@ -34,8 +36,8 @@ norm_rope_head(const uint16_t *src, const float *w, int hd, float eps,
     const int p = d < half ? d + half : d - half;
     const float y = __bfloat162float(__float2bfloat16_rn(buf[p] * inv * w[p]));
     const int i = d < half ? d : d - half;
-    dst[d] =
-        to_bf(d < half ? x * cos[i] - y * sin[i] : x * cos[i] + y * sin[i]);
+    dst[d] = to_bf(d < half ? x * rope_c[i] - y * rope_s[i]
+                            : x * rope_c[i] + y * rope_s[i]);
   }
   __syncwarp(); // buf is rewritten by this warp's next head
 }
