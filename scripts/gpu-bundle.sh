@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Gathers what scripts/gpu-check.sh runs on a GPU machine into gpu-bundle/
-# and packs it into gpu-bundle.tar.gz (both ignored by git; 99 MiB unpacked,
-# 33 MiB packed: a device run carries the packed one, under its 64 MiB).
+# and packs it into gpu-bundle.tar.gz (both ignored by git; 118 MiB
+# unpacked, 41 MiB packed on 2026-11-30: a device run carries the packed
+# one, under its 64 MiB).
 # The GPU machines have no LLVM, so everything built with perfcc is built
 # here: perfctl, the runtime and its CUPTI adapter, the CUDA example and the
 # launch benchmark, with the libraries they need that a CUDA machine may
