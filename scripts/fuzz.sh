@@ -15,6 +15,7 @@ declare -A corpus=(
   [cmdline_fuzzer]=test/fuzz/corpus/cmdline
   [summary_fuzzer]=test/fuzz/corpus/summary
   [trace_fuzzer]=test/fuzz/corpus/trace
+  [report_fuzzer]=test/fuzz/corpus/trace
   [merge_fuzzer]=test/fuzz/corpus/merge
   [spill_fuzzer]=test/fuzz/corpus/spill
   [safetensors_fuzzer]=test/engine/io/fuzz-corpus
@@ -23,7 +24,7 @@ declare -A corpus=(
 )
 names=("$@")
 [ ${#names[@]} -gt 0 ] || names=(selection_fuzzer settings_fuzzer
-  cmdline_fuzzer summary_fuzzer trace_fuzzer merge_fuzzer spill_fuzzer safetensors_fuzzer
+  cmdline_fuzzer summary_fuzzer trace_fuzzer report_fuzzer merge_fuzzer spill_fuzzer safetensors_fuzzer
   engine_tokenizer_fuzzer engine_tokenizer_json_fuzzer)
 status=0
 for name in "${names[@]}"; do

@@ -29,7 +29,7 @@ attributeGpuIdle(const TraceModel &model, const LaunchIndex &launches,
         });
     std::map<NameId, Charge> charged;
     std::vector<IdleGap> waits;
-    for (const TimeRange &gap : gapsOf(d.busyRanges)) {
+    for (const TimeRange &gap : gapsOf(d.busyRanges, d.window)) {
       IdleGap g;
       g.range = gap;
       ++a.gaps;

@@ -1,8 +1,9 @@
 //===- IdleAttribution.h - GPU idle time charged to host code ---*- C++ -*-===//
 //
 // Which host functions kept the GPU waiting. Per device, the idle intervals
-// are the gaps in the union of all its streams' busy time, within its
-// window. For each gap:
+// are the parts of its window that the union of all its streams' busy time
+// leaves (its edges too, where a record of no length sets one), so they add
+// up to its idle time. For each gap:
 //  - the record that ends it is the first to start at the gap's end (of
 //    several, the one launched earliest), and its launch the CUDA API call
 //    with its correlation id;

@@ -31,11 +31,11 @@ TimeNs totalLength(const std::vector<TimeRange> &ranges) {
   return total;
 }
 
-std::vector<TimeRange> gapsOf(const std::vector<TimeRange> &unionRanges) {
-  std::vector<TimeRange> gaps;
-  for (std::size_t i = 1; i < unionRanges.size(); ++i)
-    gaps.push_back(TimeRange{unionRanges[i - 1].end, unionRanges[i].start});
-  return gaps;
+std::vector<TimeRange> gapsOf(const std::vector<TimeRange> &unionRanges,
+                              TimeRange window) {
+  if (window.length() <= 0)
+    return {};
+  return subtract({window}, unionRanges);
 }
 
 std::vector<TimeRange> subtract(const std::vector<TimeRange> &a,

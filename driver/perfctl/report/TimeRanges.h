@@ -31,8 +31,11 @@ struct TimeRange {
 std::vector<TimeRange> unionOf(std::vector<TimeRange> ranges);
 /// The total length of a union.
 TimeNs totalLength(const std::vector<TimeRange> &ranges);
-/// The gaps between consecutive ranges of a union.
-std::vector<TimeRange> gapsOf(const std::vector<TimeRange> &unionRanges);
+/// The parts of \p window that no range of the union covers: the gaps
+/// between its ranges, and before the first and after the last where the
+/// window reaches past them (a record of no length can set its edge).
+std::vector<TimeRange> gapsOf(const std::vector<TimeRange> &unionRanges,
+                              TimeRange window);
 /// \p a minus \p b, both unions.
 std::vector<TimeRange> subtract(const std::vector<TimeRange> &a,
                                 const std::vector<TimeRange> &b);

@@ -269,6 +269,36 @@ TEST(ReportAnalysisTest, AGraphLaunchFansOutToThreeKernels) {
     EXPECT_EQ(w.find("CUDA graph"), std::string::npos) << w;
 }
 
+TEST(ReportAnalysisTest,
+     ARecordOfNoLengthAtTheWindowsEdgeLeavesNoIdleUncharged) {
+  // Found by report_fuzzer: a kernel of no length at 0 set the window's
+  // start, the next began at 1000, and the idle between them was the
+  // device's but in no gap, so the attribution's parts did not add up.
+  TraceBuilder b;
+  b.cpuOp("feed", 1, 0, 3000)
+      .api("cudaLaunchKernel", 1, 0, 10, 1)
+      .kernel("empty", 3, 0, 0, 1)
+      .api("cudaLaunchKernel", 1, 600, 610, 2)
+      .kernel("work", 3, 1000, 2000, 2)
+      .api("cudaLaunchKernel", 1, 2500, 2510, 3)
+      .kernel("empty_end", 3, 2700, 2700, 3);
+  TraceModel m = parsedTrace(b.text());
+  TraceReport r = analyze(m);
+  const DeviceUsage &u = r.devices[0].usage;
+  const DeviceIdleAttribution &a = r.devices[0].idle;
+  EXPECT_EQ(u.window.length(), 2700);
+  EXPECT_EQ(u.idle, 1700);
+  EXPECT_EQ(a.idle, u.idle);
+  EXPECT_EQ(a.gaps, 2u);
+  // 0..1000: the host launched "work" at 600 (600 waiting, 400 latency);
+  // 2000..2700: it launched "empty_end" at 2500 (500 and 200).
+  EXPECT_EQ(a.hostWait, 600 + 500);
+  EXPECT_EQ(a.launchLatency, 400 + 200);
+  EXPECT_EQ(a.hostWait + a.launchLatency + a.unattributed, a.idle);
+  ASSERT_NE(charge(m, a, "feed"), nullptr);
+  EXPECT_EQ(charge(m, a, "feed")->self, 1100);
+}
+
 TEST(ReportAnalysisTest, LargeGraphLaunchesUnderTracingAreSaidToBeLonger) {
   // A decode loop replaying a 16-kernel graph: each step's launch takes the
   // host 20 us and its first kernel starts 19 us after the call began, 65
@@ -565,7 +595,12 @@ TEST(ReportAnalysisTest, TimeRangeArithmetic) {
       unionOf({{50, 60}, {0, 10}, {10, 20}, {5, 8}, {30, 30}, {55, 70}});
   EXPECT_EQ(u, (std::vector<TimeRange>{{0, 20}, {50, 70}}));
   EXPECT_EQ(totalLength(u), 40);
-  EXPECT_EQ(gapsOf(u), (std::vector<TimeRange>{{20, 50}}));
+  EXPECT_EQ(gapsOf(u, {0, 70}), (std::vector<TimeRange>{{20, 50}}));
+  // A window reaching past the union (set by a record of no length).
+  EXPECT_EQ(gapsOf(u, {-5, 80}),
+            (std::vector<TimeRange>{{-5, 0}, {20, 50}, {70, 80}}));
+  EXPECT_EQ(gapsOf({}, {3, 9}), (std::vector<TimeRange>{{3, 9}}));
+  EXPECT_TRUE(gapsOf({}, {3, 3}).empty());
   EXPECT_EQ(subtract(u, {{5, 15}, {60, 100}}),
             (std::vector<TimeRange>{{0, 5}, {15, 20}, {50, 60}}));
   EXPECT_EQ(overlapLength(u, {15, 55}), 10);
