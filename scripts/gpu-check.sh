@@ -89,7 +89,7 @@ engine_test_steps() {
   ENGINE_CUDA_GEMV_ROWS=4 ENGINE_CUDA_PREFETCH=1 ENGINE_CUDA_SPLIT_SAMPLING=1 \
     ENGINE_CUDA_PREFILL_STAGING=async ENGINE_CUDA_FOLD_QK_NORM=1 \
     "$bundle/bin/engine_cuda_model_test" --gtest_brief=1 2>&1 |
-    tee "$out/engine-model-gemv-options.txt"
+    tee "$out/engine-model-untried-options.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
 
   step "the engine's invariants and golden greedy paths on the CUDA backend"
@@ -100,7 +100,7 @@ engine_test_steps() {
   ENGINE_TEST_DEVICE=cuda ENGINE_CUDA_SPLIT_SAMPLING=1 ENGINE_CUDA_PREFILL_STAGING=async \
     ENGINE_CUDA_FOLD_QK_NORM=1 \
     "$bundle/bin/EngineInvariantsTest" --gtest_brief=1 2>&1 |
-    tee "$out/engine-invariants-split-sampling.txt"
+    tee "$out/engine-invariants-untried-options.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
   ENGINE_TEST_DEVICE=cuda "$bundle/bin/GoldenModelTest" \
     --gtest_filter='*Greedy*' 2>&1 | tee "$out/engine-golden.txt"

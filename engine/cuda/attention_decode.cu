@@ -424,8 +424,8 @@ int parts_for(int max_context) {
   return (max_context + kDecodePartition - 1) / kDecodePartition;
 }
 
-// From this many sequences on, the two-pass kernel.
-constexpr int kTwoPassMinSeqs = 16;
+// From this many sequences on, the two-pass kernel (and no fold: kernels.h).
+constexpr int kTwoPassMinSeqs = kDecodeFoldMaxSeqs;
 
 template <int HD, int G>
 void decode_group(const uint16_t *q, int heads, int num_seqs, int parts,
@@ -496,7 +496,6 @@ void launch_decode_attention(const uint16_t *q, int heads, int num_seqs,
                              int max_context, PagedKvView kv, float scale,
                              float *workspace, int *tickets, uint16_t *out,
                              cudaStream_t stream, const QkNormRope *fold) {
-  static_assert(kDecodeFoldMaxSeqs == kTwoPassMinSeqs);
   if (num_seqs <= 0 || max_context <= 0)
     return;
   switch (kv.head_dim) {

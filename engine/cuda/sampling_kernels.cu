@@ -57,6 +57,22 @@ __device__ void warp_argmax(float &best, int &at) {
   }
 }
 
+/// The block's largest (value, index) from each thread's, the lowest index
+/// on ties, in every thread; sv and si hold a value each per warp.
+__device__ void block_argmax_merge(float &best, int &at, float *sv, int *si) {
+  warp_argmax(best, at);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  __syncthreads();
+  if (lane == 0) {
+    sv[warp] = best;
+    si[warp] = at;
+  }
+  __syncthreads();
+  best = sv[lane];
+  at = si[lane];
+  warp_argmax(best, at);
+}
+
 /// (value, index) of the row's largest non-NaN element, lowest index on
 /// ties; index 0 when every element is NaN.
 __device__ int block_argmax(const float *x, int n, float *sv, int *si) {
@@ -69,17 +85,7 @@ __device__ int block_argmax(const float *x, int n, float *sv, int *si) {
       at = i;
     }
   }
-  warp_argmax(best, at);
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  __syncthreads();
-  if (lane == 0) {
-    sv[warp] = best;
-    si[warp] = at;
-  }
-  __syncthreads();
-  best = sv[lane];
-  at = si[lane];
-  warp_argmax(best, at);
+  block_argmax_merge(best, at, sv, si);
   return at == n ? 0 : at;
 }
 
@@ -337,7 +343,6 @@ __global__ void __launch_bounds__(kThreads)
       }
     }
   }
-  warp_argmax(best, at);
   if (sampled)
     for (int o = 16; o > 0; o >>= 1) {
       Softmax other;
@@ -345,19 +350,11 @@ __global__ void __launch_bounds__(kThreads)
       other.s = __shfl_xor_sync(0xffffffffu, mine.s, o);
       mine = merge(mine, other, inv_t);
     }
-  if (lane == 0) {
+  if (lane == 0)
     row_segments[b * kWarps + warp] = make_float2(mine.m, mine.s);
-    scratch[warp] = best;
-    iscratch[warp] = at;
-  }
-  __syncthreads();
-  if (warp == 0) {
-    best = scratch[lane];
-    at = iscratch[lane];
-    warp_argmax(best, at);
-    if (lane == 0)
-      row_bests[b] = make_float2(best, __int_as_float(at));
-  }
+  block_argmax_merge(best, at, scratch, iscratch);
+  if (threadIdx.x == 0)
+    row_bests[b] = make_float2(best, __int_as_float(at));
 
   // The last block of the row to get here merges every block's results.
   __threadfence(); // this block's results are visible before its ticket
