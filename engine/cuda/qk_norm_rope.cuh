@@ -36,8 +36,10 @@ __device__ __forceinline__ void norm_rope_head(const uint16_t *src,
     const int p = d < half ? d + half : d - half;
     const float y = __bfloat162float(__float2bfloat16_rn(buf[p] * inv * w[p]));
     const int i = d < half ? d : d - half;
-    dst[d] = to_bf(d < half ? x * rope_c[i] - y * rope_s[i]
-                            : x * rope_c[i] + y * rope_s[i]);
+    // The rounding spelled out (x·c fused, y·s rounded first), so both
+    // callers give the same bits whichever product the compiler would fuse.
+    const float ys = __fmul_rn(y, rope_s[i]);
+    dst[d] = to_bf(__fmaf_rn(x, rope_c[i], d < half ? -ys : ys));
   }
   __syncwarp(); // buf is rewritten by this warp's next head
 }

@@ -133,17 +133,24 @@ __device__ void draw_in_range(int begin, int end, float fraction, Mass mass,
   if (warp == 0) // inclusive scan of the 32 segment sums
     seg_end[lane] = warp_inclusive_sum(scratch[lane]);
   __syncthreads();
-  // Segment w covers [seg_end[w − 1], seg_end[w]): the ranges tile
-  // [0, total) exactly, so exactly one segment holds the target, or, when
-  // rounding puts the target at the total, the last one that added mass.
+  // Segment w covers [seg_end[w − 1], seg_end[w]). The first segment with
+  // mass whose range ends past the target holds it; when rounding puts the
+  // target at the total, none does, and the last one with mass takes it. A
+  // segment without mass can still span an ulp (the scan adds in another
+  // order for each lane), so a target there goes to the next one with mass,
+  // never to a segment without any, nor to the row's far end.
   const float total = seg_end[kWarps - 1];
   const float target = fraction * total;
-  const float before = warp ? seg_end[warp - 1] : 0.f;
-  const float after = seg_end[warp];
-  const bool holds = before < after && before <= target &&
-                     (target < after || (target >= total && after == total));
-  if (!holds)
+  int owner = -1, last_with_mass = -1;
+  for (int w = 0; w < kWarps; ++w)
+    if (scratch[w] > 0.f) {
+      last_with_mass = w;
+      if (owner < 0 && target < seg_end[w])
+        owner = w;
+    }
+  if (warp != (owner >= 0 ? owner : last_with_mass))
     return;
+  const float before = warp ? seg_end[warp - 1] : 0.f;
   // The owner warp splits its segment into 32 contiguous runs, one per
   // lane: sums first (no early exit, so the loads overlap), a scan, then
   // the lane whose run holds the target walks it.
@@ -158,11 +165,11 @@ __device__ void draw_in_range(int begin, int end, float fraction, Mass mass,
   if (lane == 0)
     excl = 0.f;
   const float run_lo = before + excl, run_hi = before + incl;
-  const unsigned holders = __ballot_sync(
-      0xffffffffu, sum > 0.f && run_lo <= target && target < run_hi);
+  // As between segments: the first run with mass ending past the target;
+  // past every run, the last run with mass gives its last token with mass.
+  const unsigned holders =
+      __ballot_sync(0xffffffffu, sum > 0.f && target < run_hi);
   const unsigned with_mass = __ballot_sync(0xffffffffu, sum > 0.f);
-  // Rounding can leave the target past every run: the last run with mass
-  // then gives its last token with mass.
   const int walker = holders ? __ffs(holders) - 1 : 31 - __clz(with_mass);
   if (lane != walker)
     return;
@@ -205,6 +212,9 @@ __device__ void draw_row(float *x, int vocab, Weight weight, int k, float p,
   // row, no write); with one, it is stored for the bisections.
   const bool cut = has_cut(k, p, vocab);
   if (cut) {
+    // Every thread has read the maximum's logit (weight.top) before any
+    // overwrites it with its e.
+    __syncthreads();
     for (int i = threadIdx.x; i < vocab; i += blockDim.x)
       x[i] = weight(x[i]);
     __syncthreads();
@@ -422,13 +432,14 @@ __global__ void __launch_bounds__(kThreads)
   __syncthreads();
   const float total = bounds[segs - 1];
   const float target = uniform * total;
-  const float lo = j ? bounds[j - 1] : 0.f, hi = bounds[j];
-  // Across a warp's edge the scan's roundings can differ by an ulp: the
-  // first segment that holds the target wins, and when none does (the
+  // The scan adds in another order for each lane, so neighbouring bounds
+  // can differ by an ulp where a segment has no mass: the first segment
+  // with mass whose range ends past the target takes it (a target in such
+  // a gap goes to the next token with mass), and when none does (the
   // target at the total) the last one with mass.
   if (j < segs && mass > 0.f) {
     atomicMax(&last_with_mass, j);
-    if (lo < hi && lo <= target && target < hi)
+    if (target < bounds[j])
       atomicMin(&chosen, j);
   }
   __syncthreads();

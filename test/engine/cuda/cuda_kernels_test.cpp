@@ -380,7 +380,7 @@ TEST(CudaKernels, DecodeAttentionWithTheQkNormFoldedInGivesTheSameBits) {
        {Case{16, 8, 128, 256, {1}}, Case{16, 8, 128, 16, {1, 300, 700}},
         Case{8, 2, 64, 8, {5, 0, 513}}, Case{4, 4, 32, 256, {2, 1024}},
         Case{16, 1, 16, 4, {9, 600}}, Case{32, 2, 128, 256, {257}},
-        Case{16, 8, 128, 16, many}}) {
+        Case{64, 8, 128, 16, {1, 257}}, Case{16, 8, 128, 16, many}}) {
     const int seqs = int(c.ctx.size());
     const int max_ctx = *std::max_element(c.ctx.begin(), c.ctx.end());
     const int width = std::max(1, (max_ctx + c.block - 1) / c.block);
@@ -498,6 +498,10 @@ std::vector<int32_t> sample_on_gpu(const std::vector<SampleRow> &rows,
         "multiprocessors");
   std::vector<int32_t> first;
   for (int i = 0; i < launches; ++i) {
+    // A row with a top-k or top-p cut leaves scratch values in its logits.
+    check(cudaMemcpy(d_logits.get(), logits.data(), d_logits.bytes(),
+                     cudaMemcpyHostToDevice),
+          "uploading the logits again");
     check(cudaMemset(d_tokens.get(), 0xff, d_tokens.bytes()), "poisoning");
     launch_sample(d_logits.get(), n, vocab, view, d_tokens.get(), 0, &ws);
     check_launch("split sampling");
@@ -645,7 +649,10 @@ TEST(CudaKernels, DrawsFollowTheKeptDistributionInVocabularyOrder) {
     ++checked;
     EXPECT_EQ(got, want) << "uniform " << r.uniform;
   }
-  EXPECT_GE(checked, 56);
+  // About 11 of the 64 uniforms land within the margin of a boundary
+  // between two of these rows' many tiny tokens (a float64 simulation of
+  // such rows: 8 to 12 of 64 in six trials).
+  EXPECT_GE(checked, 44);
 }
 
 TEST(CudaKernels, DrawFrequenciesMatchTheProbabilities) {
@@ -711,6 +718,8 @@ TEST(CudaKernels, GemvMatchesAFloat64Product) {
   };
   for (Shape sh :
        {Shape{1003, 1024}, Shape{6144, 1024}, Shape{96, 3072}, Shape{77, 48},
+        // Fewer rows than a group of warps takes at 4 rows per group.
+        Shape{3, 1024},
         // Past kSplitBelowRows (a warp a row, four rows a block), the last
         // block short: as the lm_head.
         Shape{16387, 64}}) {
