@@ -141,15 +141,14 @@ __device__ void draw_in_range(int begin, int end, float fraction, Mass mass,
   // never to a segment without any, nor to the row's far end.
   const float total = seg_end[kWarps - 1];
   const float target = fraction * total;
-  int owner = -1, last_with_mass = -1;
-  for (int w = 0; w < kWarps; ++w)
-    if (scratch[w] > 0.f) {
-      last_with_mass = w;
-      if (owner < 0 && target < seg_end[w])
-        owner = w;
-    }
-  if (warp != (owner >= 0 ? owner : last_with_mass))
-    return;
+  static_assert(kWarps == 32, "lane w of each warp reads segment w");
+  const bool massy = scratch[lane] > 0.f;
+  const unsigned segments_holding =
+      __ballot_sync(0xffffffffu, massy && target < seg_end[lane]);
+  const unsigned segments_with_mass = __ballot_sync(0xffffffffu, massy);
+  if (warp != (segments_holding ? __ffs(segments_holding) - 1
+                                : 31 - __clz(segments_with_mass)))
+    return; // no mass at all: -1, and the greedy token stays
   const float before = warp ? seg_end[warp - 1] : 0.f;
   // The owner warp splits its segment into 32 contiguous runs, one per
   // lane: sums first (no early exit, so the loads overlap), a scan, then
