@@ -17,6 +17,10 @@
 #        GPU_CHECK_ONLY=engine|engine-tests|engine-bench|case-study
 #          scripts/gpu-check.sh: those steps (engine: its tests, then its
 #          benchmarks; each half alone is well under 10 minutes)
+#        GPU_CHECK_ONLY=sanitize: the CUDA kernels' tests under
+#          compute-sanitizer (not part of `all`: tens of times slower), the
+#          tools in GPU_CHECK_SANITIZE_TOOLS (default memcheck racecheck
+#          synccheck), the tests in GPU_CHECK_SANITIZE_FILTER (a gtest filter)
 #        GPU_CHECK_SECONDS=N: stop the steps after N seconds (default 560,
 #          inside a device command's 10 minutes); what they wrote is packed
 # Exit status: 0 all passed, 1 a check failed, 77 no GPU here, 124 stopped
@@ -43,9 +47,9 @@ if [ -n "$golden" ] && [ ! -d "$golden" ]; then
 fi
 only=${GPU_CHECK_ONLY:-all} # engine, engine-tests, ...: only those steps
 case $only in
-engine | engine-tests | engine-bench | case-study | all) ;;
+engine | engine-tests | engine-bench | case-study | sanitize | all) ;;
 *)
-  echo "gpu-check: GPU_CHECK_ONLY=$only: must be engine, engine-tests, engine-bench, case-study or all" >&2
+  echo "gpu-check: GPU_CHECK_ONLY=$only: must be engine, engine-tests, engine-bench, case-study, sanitize or all" >&2
   exit 2
   ;;
 esac
@@ -211,6 +215,28 @@ case_study_steps() {
   [ "$rc" -eq 77 ] && { echo "gpu-check: no GPU here"; exit 77; }
   [ "$rc" -eq 0 ] || failed=1
 }
+# Out-of-bounds and misaligned accesses (memcheck), shared-memory hazards
+# between threads (racecheck) and barriers not every thread reaches
+# (synccheck) in the kernels' own tests; a race between blocks through
+# global memory is none of these, and shows only as results that move
+# between runs.
+sanitize_steps() {
+  step "the CUDA kernels' tests under compute-sanitizer"
+  local sanitizer
+  sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
+  if [ -z "$sanitizer" ]; then
+    echo "gpu-check: no compute-sanitizer here"; failed=1; return
+  fi
+  local tool
+  for tool in ${GPU_CHECK_SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
+    echo "-- $tool:"
+    "$sanitizer" --tool "$tool" --error-exitcode 1 --print-limit 20 \
+      "$bundle/bin/engine_cuda_kernels_test" --gtest_brief=1 \
+      --gtest_filter="${GPU_CHECK_SANITIZE_FILTER:-*}" 2>&1 |
+      tee "$out/sanitize-$tool.txt"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
+  done
+}
 finish() {
   step "result"
   if [ "$failed" -eq 0 ]; then echo "gpu-check: all passed"; else echo "gpu-check: FAILED"; fi
@@ -221,6 +247,7 @@ engine) engine_test_steps; engine_bench_steps; finish ;;
 engine-tests) engine_test_steps; finish ;;
 engine-bench) engine_bench_steps; finish ;;
 case-study) case_study_steps; finish ;;
+sanitize) sanitize_steps; finish ;;
 esac
 # The engine first: it is what changes most.
 engine_test_steps
