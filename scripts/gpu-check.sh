@@ -175,9 +175,9 @@ engine_bench_steps() {
   # attention and prefill attention's two new stagings (attention_options.h:
   # the pp512 figures), against the shipped form and against it without
   # dependent launch.
-  step "batch-1 decode, interleaved, two rounds: as shipped; the GEMVs' weights prefetched (ENGINE_CUDA_PREFETCH=1); 2 or 4 rows per group (ENGINE_CUDA_GEMV_ROWS); both; the split sampler (ENGINE_CUDA_SPLIT_SAMPLING=1); the q/k norm folded into decode attention (ENGINE_CUDA_FOLD_QK_NORM=1); all four; prefill attention's tiles staged with ldmatrix or async (ENGINE_CUDA_PREFILL_STAGING, pp512); without dependent launch (ENGINE_CUDA_PDL=0)"
+  step "batch-1 decode, interleaved, two rounds: as shipped; the GEMVs' weights prefetched (ENGINE_CUDA_PREFETCH=1); 2 or 4 rows per group (ENGINE_CUDA_GEMV_ROWS); both; the split sampler (ENGINE_CUDA_SPLIT_SAMPLING=1); the q/k norm folded into decode attention (ENGINE_CUDA_FOLD_QK_NORM=1); all four; prefill attention's tiles staged with ldmatrix or async (ENGINE_CUDA_PREFILL_STAGING, pp512); without dependent launch (ENGINE_CUDA_PDL=0); CUDA's modules loaded eagerly (CUDA_MODULE_LOADING=EAGER: start-up and first request)"
   for round in 1 2; do
-    for variant in shipped prefetch rows2 rows4 rows4-prefetch split-sampling fold-qk-norm all prefill-ldmatrix prefill-async nopdl; do
+    for variant in shipped prefetch rows2 rows4 rows4-prefetch split-sampling fold-qk-norm all prefill-ldmatrix prefill-async nopdl eager-modules; do
       case $variant in
       shipped) settings=() ;;
       prefetch) settings=(ENGINE_CUDA_PREFETCH=1) ;;
@@ -191,11 +191,14 @@ engine_bench_steps() {
       prefill-ldmatrix) settings=(ENGINE_CUDA_PREFILL_STAGING=ldmatrix) ;;
       prefill-async) settings=(ENGINE_CUDA_PREFILL_STAGING=async) ;;
       nopdl) settings=(ENGINE_CUDA_PDL=0) ;;
+      # CUDA loads a module's kernels at their first launch unless told
+      # otherwise: the start-up and first request against lazy loading.
+      eager-modules) settings=(CUDA_MODULE_LOADING=EAGER) ;;
       esac
       env "${settings[@]}" "$bundle/bin/engine-bench" "$model" --device cuda \
         --pp 512 --tg 128 --repetitions 3 --json \
         > "$out/engine-bench-batch1-$variant-$round.json" 2>&1 || failed=1
-      echo "$variant, round $round: $(grep -o '"\(pp\|tg\)": {[^}]*' \
+      echo "$variant, round $round: $(grep -o '"\(startup\|pp\|tg\)": {[^}]*' \
         "$out/engine-bench-batch1-$variant-$round.json" | tr '\n' ' ')"
     done
   done

@@ -57,6 +57,10 @@ fi
 expect "bench: protocol run as JSON" 0 '"output_tok_s": [0-9.]+' -- \
   "$bin/engine-bench" "$model" --num-seqs 4 --min-input 4 --max-input 8 \
   --min-output 4 --max-output 8 --json "${small[@]}"
+expect "bench: start-up and the first request" 0 "^start-up: [0-9]+\\.[0-9]{3} s \\(building the engine\\); the first request \\(16 tokens in, 4 out\\): [0-9]+\\.[0-9]{3} s\$" -- \
+  "$bin/engine-bench" "$model" --pp 16 --tg 8 -r 1 --no-roofline "${small[@]}"
+expect "bench: start-up as JSON" 0 '"startup": \{"seconds": [0-9]+\.[0-9]{3}, "first_request_seconds": [0-9]+\.[0-9]{3}\}' -- \
+  "$bin/engine-bench" "$model" --pp 16 --tg 8 -r 1 --no-roofline --json "${small[@]}"
 expect "bench: pp and tg" 0 "tg8: [0-9.]+ ± [0-9.]+ tok/s" -- \
   "$bin/engine-bench" "$model" --pp 16 --tg 8 -r 2 "${small[@]}"
 expect "bench: parallel decode" 0 "tg8 x4 sequences" -- \
