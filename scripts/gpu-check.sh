@@ -112,6 +112,14 @@ engine_test_steps() {
   step "the CUDA engine's kernels against the CPU backend's (engine/cuda)"
   "$bundle/bin/engine_cuda_kernels_test" 2>&1 | tee "$out/engine-kernels.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
+  # Blocks that hand results to one another (the one-pass decode's merge,
+  # the split sampler's tickets, the fold's store before the last partition
+  # reads it) race only now and then: their tests again, three times.
+  echo "the tests of kernels whose blocks hand on results, three times more:"
+  "$bundle/bin/engine_cuda_kernels_test" --gtest_brief=1 --gtest_repeat=3 \
+    --gtest_filter='*DecodeAttention*:*Greedy*:*Draw*' 2>&1 |
+    tee "$out/engine-kernels-repeated.txt"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
 
   step "the CUDA engine's model: CPU backend, golden reference, graphs, memory"
   "$bundle/bin/engine_cuda_model_test" 2>&1 | tee "$out/engine-model.txt"
