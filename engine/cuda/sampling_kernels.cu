@@ -73,6 +73,17 @@ __device__ void block_argmax_merge(float &best, int &at, float *sv, int *si) {
   warp_argmax(best, at);
 }
 
+/// Of a warp's lanes, each a range in order, the one that takes a target:
+/// the first with mass whose range ends past it, or, when rounding leaves
+/// it past every range, the last with mass (-1: none has mass). A range
+/// without mass can still span an ulp, as scans add in another order for
+/// each lane, and must never take it.
+__device__ __forceinline__ int lane_holding(bool has_mass, bool ends_past) {
+  const unsigned holding = __ballot_sync(0xffffffffu, has_mass && ends_past);
+  const unsigned with_mass = __ballot_sync(0xffffffffu, has_mass);
+  return holding ? __ffs(holding) - 1 : 31 - __clz(with_mass);
+}
+
 /// (value, index) of the row's largest non-NaN element, lowest index on
 /// ties; index 0 when every element is NaN.
 __device__ int block_argmax(const float *x, int n, float *sv, int *si) {
@@ -133,21 +144,12 @@ __device__ void draw_in_range(int begin, int end, float fraction, Mass mass,
   if (warp == 0) // inclusive scan of the 32 segment sums
     seg_end[lane] = warp_inclusive_sum(scratch[lane]);
   __syncthreads();
-  // Segment w covers [seg_end[w − 1], seg_end[w]). The first segment with
-  // mass whose range ends past the target holds it; when rounding puts the
-  // target at the total, none does, and the last one with mass takes it. A
-  // segment without mass can still span an ulp (the scan adds in another
-  // order for each lane), so a target there goes to the next one with mass,
-  // never to a segment without any, nor to the row's far end.
+  // Segment w covers [seg_end[w − 1], seg_end[w]); lane w of every warp
+  // reads it, and every warp finds the owner.
   const float total = seg_end[kWarps - 1];
   const float target = fraction * total;
   static_assert(kWarps == 32, "lane w of each warp reads segment w");
-  const bool massy = scratch[lane] > 0.f;
-  const unsigned segments_holding =
-      __ballot_sync(0xffffffffu, massy && target < seg_end[lane]);
-  const unsigned segments_with_mass = __ballot_sync(0xffffffffu, massy);
-  if (warp != (segments_holding ? __ffs(segments_holding) - 1
-                                : 31 - __clz(segments_with_mass)))
+  if (warp != lane_holding(scratch[lane] > 0.f, target < seg_end[lane]))
     return; // no mass at all: -1, and the greedy token stays
   const float before = warp ? seg_end[warp - 1] : 0.f;
   // The owner warp splits its segment into 32 contiguous runs, one per
@@ -164,14 +166,11 @@ __device__ void draw_in_range(int begin, int end, float fraction, Mass mass,
   if (lane == 0)
     excl = 0.f;
   const float run_lo = before + excl, run_hi = before + incl;
-  // As between segments: the first run with mass ending past the target;
-  // past every run, the last run with mass gives its last token with mass.
-  const unsigned holders =
-      __ballot_sync(0xffffffffu, sum > 0.f && target < run_hi);
-  const unsigned with_mass = __ballot_sync(0xffffffffu, sum > 0.f);
-  const int walker = holders ? __ffs(holders) - 1 : 31 - __clz(with_mass);
-  if (lane != walker)
+  // As between segments; past every run, the last run with mass gives its
+  // last token with mass.
+  if (lane != lane_holding(sum > 0.f, target < run_hi))
     return;
+  const bool holds = target < run_hi;
   const float want = target - run_lo;
   float local = 0.f;
   int pick = -1, last = -1;
@@ -180,7 +179,7 @@ __device__ void draw_in_range(int begin, int end, float fraction, Mass mass,
     local += v;
     if (v > 0.f) {
       last = i;
-      if (pick < 0 && holders && local > want)
+      if (pick < 0 && holds && local > want)
         pick = i;
     }
   }
