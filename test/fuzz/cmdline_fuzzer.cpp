@@ -3,6 +3,7 @@
 // arguments and a classification, never a crash, and the classification
 // agrees with itself.
 #include "driver/perfcc/CompilerInvocation.h"
+#include "test/fuzz/fuzz_check.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -10,16 +11,7 @@
 #include <string>
 #include <string_view>
 
-namespace {
-
-void check(bool ok, const char *what) {
-  if (!ok) {
-    std::fprintf(stderr, "cmdline_fuzzer: %s\n", what);
-    std::abort();
-  }
-}
-
-} // namespace
+using fuzz::check;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   using namespace perfcc::driver;

@@ -5,6 +5,7 @@
 // past the other trace's); a merge it accepts is a trace perfctl's reader
 // accepts too.
 #include "merge/TraceMerge.h"
+#include "test/fuzz/fuzz_check.h"
 #include "trace/TraceReader.h"
 
 #include <unistd.h>
@@ -16,14 +17,9 @@
 #include <string>
 #include <vector>
 
-namespace {
+using fuzz::check;
 
-void check(bool ok, const char *what, const std::string &detail = "") {
-  if (!ok) {
-    std::fprintf(stderr, "merge_fuzzer: %s %s\n", what, detail.c_str());
-    std::abort();
-  }
-}
+namespace {
 
 // One call, a launch and its kernel joined by a flow and a correlation:
 // every kind of id the merge renumbers, starting from 1 as the runtime's.

@@ -8,6 +8,7 @@
 #include "report/Analysis.h"
 #include "report/JsonReport.h"
 #include "report/TextReport.h"
+#include "test/fuzz/fuzz_check.h"
 #include "trace/TraceReader.h"
 
 #include <cstdint>
@@ -16,16 +17,7 @@
 #include <string>
 #include <string_view>
 
-namespace {
-
-void check(bool ok, const char *what) {
-  if (!ok) {
-    std::fprintf(stderr, "report_fuzzer: %s\n", what);
-    std::abort();
-  }
-}
-
-} // namespace
+using fuzz::check;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   using namespace perfcc::perfctl;

@@ -3,6 +3,7 @@
 // column, never a crash; a well-formed one parses the same twice, and every
 // match names a rule the file has.
 #include "perfcc/Selection.h"
+#include "test/fuzz/fuzz_check.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -10,16 +11,7 @@
 #include <string>
 #include <string_view>
 
-namespace {
-
-void check(bool ok, const char *what) {
-  if (!ok) {
-    std::fprintf(stderr, "selection_fuzzer: %s\n", what);
-    std::abort();
-  }
-}
-
-} // namespace
+using fuzz::check;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string_view text(reinterpret_cast<const char *>(data), size);

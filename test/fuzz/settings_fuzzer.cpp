@@ -4,6 +4,7 @@
 // runtime relies on (an output folder, a frequency and buffers of at least
 // one, never a delay without targets).
 #include "perfrt_flags.h"
+#include "test/fuzz/fuzz_check.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -12,6 +13,8 @@
 #include <string>
 #include <string_view>
 
+using fuzz::check;
+
 namespace {
 
 std::map<std::string, std::string> environment;
@@ -19,13 +22,6 @@ std::map<std::string, std::string> environment;
 const char *fuzzGetenv(const char *name) {
   auto it = environment.find(name);
   return it == environment.end() ? nullptr : it->second.c_str();
-}
-
-void check(bool ok, const char *what) {
-  if (!ok) {
-    std::fprintf(stderr, "settings_fuzzer: %s\n", what);
-    std::abort();
-  }
 }
 
 } // namespace

@@ -4,6 +4,7 @@
 // crash; a spill it accepts has chunks that read back as indexed, every
 // whole frame before the cut, and a recovery that writes a trace and a
 // summary or says why not.
+#include "test/fuzz/fuzz_check.h"
 #include "trace/SpillReader.h"
 #include "trace/SpillRecovery.h"
 
@@ -14,14 +15,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-namespace {
+using fuzz::check;
 
-void check(bool ok, const char *what) {
-  if (!ok) {
-    std::fprintf(stderr, "spill_fuzzer: %s\n", what);
-    std::abort();
-  }
-}
+namespace {
 
 std::string scratchDir() {
   static std::string dir = [] {

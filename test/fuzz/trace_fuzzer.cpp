@@ -12,6 +12,7 @@
 #include "export/FoldedStacks.h"
 #include "export/Pprof.h"
 #include "profile.pb.h"
+#include "test/fuzz/fuzz_check.h"
 #include "trace/TraceReader.h"
 
 #include <google/protobuf/io/gzip_stream.h>
@@ -23,16 +24,7 @@
 #include <string>
 #include <string_view>
 
-namespace {
-
-void check(bool ok, const char *what) {
-  if (!ok) {
-    std::fprintf(stderr, "trace_fuzzer: %s\n", what);
-    std::abort();
-  }
-}
-
-} // namespace
+using fuzz::check;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   using namespace perfcc::perfctl;

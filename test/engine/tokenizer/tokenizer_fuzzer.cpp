@@ -7,6 +7,7 @@
 #include "engine/tokenizer/stream_decoder.h"
 #include "engine/tokenizer/tokenizer.h"
 #include "engine/tokenizer/utf8.h"
+#include "test/fuzz/fuzz_check.h"
 #include "tiny_tokenizer.h"
 
 #include <cstdint>
@@ -14,16 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace {
-
-void check(bool ok, const char *what) {
-  if (!ok) {
-    std::fprintf(stderr, "tokenizer_fuzzer: %s\n", what);
-    std::abort();
-  }
-}
-
-} // namespace
+using fuzz::check;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   using namespace engine;
