@@ -58,8 +58,14 @@ esac
 # with everything it started: the steps run in a child stopped at
 # GPU_CHECK_SECONDS, writing into $out/gpu-check, which this process then
 # packs into parts of 15 MiB, also when the steps were stopped.
+seconds=${GPU_CHECK_SECONDS:-560}
+case $seconds in
+'' | *[!0-9]* | 0*)
+  echo "gpu-check: GPU_CHECK_SECONDS=$seconds: must be a whole number of seconds above 0" >&2
+  exit 2
+  ;;
+esac
 if [ -z "${GPU_CHECK_STEPS:-}" ]; then
-  seconds=${GPU_CHECK_SECONDS:-560}
   rm -rf "$out/gpu-check" "$out"/gpu-check.tar.gz.part-*
   GPU_CHECK_STEPS=1 timeout --kill-after=15 "$seconds" "$0" "$bundle"
   rc=$?
